@@ -1,0 +1,58 @@
+/// Longest increasing subsequence by patience sorting.
+enum LongestIncreasingSubsequence {
+    /// Marks the members of one longest strictly increasing subsequence of `values`.
+    ///
+    /// Of the longest subsequences it picks the one that ends earliest (then, backwards, the one each member's
+    /// predecessor was the best at its time), so when an element must move, the later one moves: the choice of
+    /// API.md's worked example.
+    /// - Returns: for each position of `values`, `true` when the element is in the subsequence.
+    /// - Complexity: O(*n* log *n*) time and O(*n*) memory for *n* values; O(*n*) when `values` is already sorted.
+    static func members(of values: [Int32]) -> [Bool] {
+        let count = values.count
+        if isStrictlyIncreasing(values) { return Array(repeating: true, count: count) }
+        var tailValues: [Int32] = []
+        var tailPositions: [Int32] = []
+        var predecessors = [Int32](repeating: -1, count: count)
+        tailValues.reserveCapacity(64)
+        tailPositions.reserveCapacity(64)
+        var bestLength = 0
+        var bestEnd: Int32 = -1
+        for position in 0..<count {
+            let value = values[position]
+            var low = 0
+            var high = tailValues.count
+            while low < high {
+                let middle = (low + high) >> 1
+                if tailValues[middle] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { predecessors[position] = tailPositions[low - 1] }
+            if low == tailValues.count {
+                tailValues.append(value)
+                tailPositions.append(Int32(position))
+            } else {
+                tailValues[low] = value
+                tailPositions[low] = Int32(position)
+            }
+            if low + 1 > bestLength {
+                bestLength = low + 1
+                bestEnd = Int32(position)
+            }
+        }
+        var members = [Bool](repeating: false, count: count)
+        var cursor = bestEnd
+        while cursor >= 0 {
+            members[Int(cursor)] = true
+            cursor = predecessors[Int(cursor)]
+        }
+        return members
+    }
+
+    private static func isStrictlyIncreasing(_ values: [Int32]) -> Bool {
+        var previous = Int32.min
+        for value in values {
+            if value <= previous { return false }
+            previous = value
+        }
+        return true
+    }
+}

@@ -1,0 +1,14 @@
+/// Bounds a write must respect.
+public struct DocumentLimits: Sendable, Equatable {
+    /// The most sections a list may have. The default is 10,000.
+    public var maximumSections: Int = 10_000
+    /// The most items a list may have, all sections together. The default is 250,000.
+    public var maximumItems: Int = 250_000
+    /// The deepest nesting of a whole document, models included. The default is 64.
+    public var maximumDepth: Int = 64
+    /// The most UTF-8 bytes in an item or section id. The default is 256 (API.md's rule).
+    public var maximumIDBytes: Int = 256
+
+    /// The defaults.
+    public init() {}
+}

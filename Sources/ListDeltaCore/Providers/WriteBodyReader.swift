@@ -1,0 +1,196 @@
+/// Reads and validates one write body; the state of one `DataProviderFactory.makeProvider` call.
+struct WriteBodyReader {
+    let limits: DocumentLimits
+    private var itemIDs: Set<String> = []
+    private var sectionIDs: Set<String> = []
+    private var cells: [String: String]?
+
+    private static let documentMembers: Set<String> = ["id", "kind", "revision", "cells", "title", "items", "sections"]
+    private static let sectionMembers: Set<String> = ["id", "title", "indexTitle", "items"]
+    private static let itemMembers: Set<String> = ["id", "type", "cell", "model"]
+    /// The depth of an item's `model` inside a document: document, sections, section, items, item.
+    private static let modelDepthOffset = 5
+
+    init(limits: DocumentLimits) {
+        self.limits = limits
+    }
+
+    mutating func read(_ body: JSONValue, listID: String) throws(DocumentError) -> (provider: any DataProvider, cells: [String: String]?) {
+        let root = JSONPointer()
+        guard case .object(let object) = body else {
+            throw DocumentError(.wrongType, at: root, "the body must be a JSON object, not \(body.typeName)")
+        }
+        try checkMembers(object, allowed: Self.documentMembers, at: root)
+        if let id = object["id"] {
+            guard case .string(let given) = id, given == listID else {
+                throw DocumentError(.invalidID, at: root.appending("id"), "the body's id must equal the list id in the path, \"\(listID)\"")
+            }
+        }
+        cells = try readCells(object["cells"], at: root.appending("cells"))
+        let kind = try readKind(object, at: root)
+        switch kind {
+        case .array:
+            if let items = object["items"] {
+                guard object["sections"] == nil else {
+                    throw DocumentError(.invalidKind, at: root.appending("sections"), "give either items or sections, not both")
+                }
+                let title = try optionalString(object["title"], at: root.appending("title"))
+                let list = try readItems(items, at: root.appending("items"), section: 0)
+                return (ArrayDataProvider(title: title, items: list), cells)
+            }
+            let sections = try readSections(object["sections"], at: root.appending("sections"))
+            guard sections.count == 1 else {
+                throw DocumentError(.invalidKind, at: root.appending("sections"), "an array list has exactly one section, not \(sections.count)")
+            }
+            try rejectMember("title", in: object, at: root, because: "the long form takes the title in its section")
+            return (ArrayDataProvider(section: sections[0]), cells)
+        case .sections:
+            try rejectMember("items", in: object, at: root, because: "a sections list takes items inside its sections")
+            try rejectMember("title", in: object, at: root, because: "a sections list takes titles in its sections")
+            return (SectionDataProvider(sections: try readSections(object["sections"], at: root.appending("sections"))), cells)
+        }
+    }
+
+    private func readKind(_ object: JSONObject, at root: JSONPointer) throws(DocumentError) -> ListKind {
+        if let value = object["kind"] {
+            guard case .string(let text) = value, let kind = ListKind(rawValue: text) else {
+                throw DocumentError(.invalidKind, at: root.appending("kind"), "kind must be \"array\" or \"sections\"")
+            }
+            return kind
+        }
+        switch (object["items"] != nil, object["sections"] != nil) {
+        case (true, false): return .array
+        case (false, true): return .sections
+        case (true, true):
+            throw DocumentError(.invalidKind, at: root.appending("items"), "give either items or sections, not both")
+        case (false, false):
+            throw DocumentError(.missingMember, at: root, "the body needs items (an array list) or sections")
+        }
+    }
+
+    private func readCells(_ value: JSONValue?, at pointer: JSONPointer) throws(DocumentError) -> [String: String]? {
+        guard let value, !value.isNull else { return nil }
+        guard case .object(let object) = value else {
+            throw DocumentError(.wrongType, at: pointer, "cells must be an object of type -> cell identifier")
+        }
+        var registry: [String: String] = [:]
+        for (type, cell) in object.entries {
+            guard case .string(let identifier) = cell else {
+                throw DocumentError(.wrongType, at: pointer.appending(type), "a cell identifier must be a string")
+            }
+            registry[type] = identifier
+        }
+        return registry
+    }
+
+    private mutating func readSections(_ value: JSONValue?, at pointer: JSONPointer) throws(DocumentError) -> [ListSection] {
+        guard let value else { throw DocumentError(.missingMember, at: pointer.parent ?? pointer, "sections is missing") }
+        guard case .array(let elements) = value else {
+            throw DocumentError(.wrongType, at: pointer, "sections must be an array")
+        }
+        guard elements.count <= limits.maximumSections else {
+            throw DocumentError(.tooManySections, at: pointer, "at most \(limits.maximumSections) sections are allowed, not \(elements.count)")
+        }
+        var sections: [ListSection] = []
+        sections.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            sections.append(try readSection(element, at: pointer.appending(index), section: index))
+        }
+        return sections
+    }
+
+    private mutating func readSection(_ value: JSONValue, at pointer: JSONPointer, section: Int) throws(DocumentError) -> ListSection {
+        guard case .object(let object) = value else {
+            throw DocumentError(.wrongType, at: pointer, "a section must be an object")
+        }
+        try checkMembers(object, allowed: Self.sectionMembers, at: pointer)
+        let id = try readID(object["id"], at: pointer.appending("id"), what: "section")
+        guard sectionIDs.insert(id).inserted else {
+            throw DocumentError(.duplicateID, at: pointer.appending("id"), "section id \"\(id)\" occurs twice")
+        }
+        let title = try optionalString(object["title"], at: pointer.appending("title"))
+        let indexTitle = try optionalString(object["indexTitle"], at: pointer.appending("indexTitle"))
+        let items = try object["items"].map { value throws(DocumentError) in
+            try readItems(value, at: pointer.appending("items"), section: section)
+        } ?? []
+        return ListSection(id: id, title: title, indexTitle: indexTitle, items: items)
+    }
+
+    private mutating func readItems(_ value: JSONValue, at pointer: JSONPointer, section: Int) throws(DocumentError) -> [ListItem] {
+        guard case .array(let elements) = value else {
+            throw DocumentError(.wrongType, at: pointer, "items must be an array")
+        }
+        guard itemIDs.count + elements.count <= limits.maximumItems else {
+            throw DocumentError(.tooManyItems, at: pointer, "at most \(limits.maximumItems) items are allowed in a list")
+        }
+        var items: [ListItem] = []
+        items.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            items.append(try readItem(element, at: pointer.appending(index)))
+        }
+        return items
+    }
+
+    private mutating func readItem(_ value: JSONValue, at pointer: JSONPointer) throws(DocumentError) -> ListItem {
+        guard case .object(let object) = value else {
+            throw DocumentError(.wrongType, at: pointer, "an item must be an object")
+        }
+        try checkMembers(object, allowed: Self.itemMembers, at: pointer)
+        let id = try readID(object["id"], at: pointer.appending("id"), what: "item")
+        guard itemIDs.insert(id).inserted else {
+            throw DocumentError(.duplicateID, at: pointer.appending("id"), "item id \"\(id)\" occurs twice; item ids are unique in the whole list")
+        }
+        let type = try optionalString(object["type"], at: pointer.appending("type"))
+        let cell: String?
+        if let given = object["cell"] {
+            cell = try optionalString(given, at: pointer.appending("cell"))
+        } else {
+            cell = try resolveCell(type: type, at: pointer)
+        }
+        let model = object["model"] ?? .null
+        if model.depth + Self.modelDepthOffset > limits.maximumDepth {
+            throw DocumentError(.tooDeep, at: pointer.appending("model"), "the document nests deeper than \(limits.maximumDepth) levels")
+        }
+        return ListItem(id: id, type: type, cell: cell, model: model)
+    }
+
+    private func resolveCell(type: String?, at pointer: JSONPointer) throws(DocumentError) -> String? {
+        guard let cells, let type else { return nil }
+        guard let cell = cells[type] else {
+            throw DocumentError(.unknownCellType, at: pointer.appending("type"), "type \"\(type)\" is not in the cells registry")
+        }
+        return cell
+    }
+
+    private func readID(_ value: JSONValue?, at pointer: JSONPointer, what: String) throws(DocumentError) -> String {
+        guard let value else { throw DocumentError(.missingMember, at: pointer.parent ?? pointer, "a \(what) needs an id") }
+        guard case .string(let id) = value else {
+            throw DocumentError(.wrongType, at: pointer, "a \(what) id must be a string")
+        }
+        let length = id.utf8.count
+        guard length >= 1, length <= limits.maximumIDBytes else {
+            throw DocumentError(.invalidID, at: pointer, "a \(what) id must have 1 to \(limits.maximumIDBytes) UTF-8 bytes, not \(length)")
+        }
+        return id
+    }
+
+    private func optionalString(_ value: JSONValue?, at pointer: JSONPointer) throws(DocumentError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw DocumentError(.wrongType, at: pointer, "must be a string or null, not \(other.typeName)")
+        }
+    }
+
+    private func checkMembers(_ object: JSONObject, allowed: Set<String>, at pointer: JSONPointer) throws(DocumentError) {
+        for key in object.keys where !allowed.contains(key) {
+            throw DocumentError(.unknownMember, at: pointer.appending(key), "unknown member \"\(key)\"")
+        }
+    }
+
+    private func rejectMember(_ key: String, in object: JSONObject, at pointer: JSONPointer, because reason: String) throws(DocumentError) {
+        if object[key] != nil {
+            throw DocumentError(.invalidKind, at: pointer.appending(key), reason)
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `listdelta-bench`: release-mode benchmarks that print one line of figures per case.
+@main
+struct ListDeltaBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listdelta-bench",
+        abstract: "ListDelta's benchmarks; build with -c release.",
+        subcommands: [DiffBenchmark.self, JSONBenchmark.self]
+    )
+}
