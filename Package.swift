@@ -10,21 +10,91 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ListDeltaCore", targets: ["ListDeltaCore"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .executable(name: "listdelta", targets: ["listdelta"]),
         .executable(name: "listdelta-bench", targets: ["listdelta-bench"]),
+        .executable(name: "http-bench-server", targets: ["http-bench-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // The pure model, diff and patch: no I/O, no C.
         .target(name: "ListDeltaCore", swiftSettings: swiftSettings),
+
+        // C at the edge.
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent_pthreads", providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // A generic evhttp server: knows nothing about lists.
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CLibevent", "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Revisions in SQLite (the only target that imports GRDB).
+        .target(
+            name: "ListDeltaStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+
+        // API v1: routes over the HTTP layer, the core and the store.
+        .target(
+            name: "ListDeltaService",
+            dependencies: [
+                "ListDeltaCore", "HTTPServer", "ListDeltaStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "listdelta",
+            dependencies: [
+                "ListDeltaService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
-                "ListDeltaCore",
+                "ListDeltaCore", "ListDeltaService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "http-bench-server",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore"], swiftSettings: swiftSettings),
-    ]
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: [
+                "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ListDeltaStoreTests", dependencies: ["ListDeltaStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDeltaServiceTests", dependencies: ["ListDeltaService"], swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
 )

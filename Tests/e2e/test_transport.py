@@ -51,7 +51,7 @@ def test_gzip_bomb_413(server):
 
 def test_body_over_default_limit_413(server):
     lid = uid()
-    big = b'{"sections":[],"pad":"' + b"x" * (9 * 1024 * 1024) + b'"}'
+    big = b'{"sections":[],"pad":"' + b"x" * (17 * 1024 * 1024) + b'"}'
     assert_problem(server.put(lid, big, timeout=30), 413)
     assert server.get("/healthz").status_code == 200
 
@@ -80,6 +80,3 @@ def test_keep_alive_session(server):
             assert sess.get(server.url(f"/v1/lists/{lid}"), timeout=10).json()["revision"] == r.json()["revision"]
 
 
-def test_static_pages(server):
-    for path in ("/", "/client.js", "/openapi.yaml"):
-        assert server.get(path).status_code == 200, path

@@ -168,6 +168,11 @@ private struct ReplicaBatch {
             case .old(let oldIndex):
                 let incoming = arrivals[index] ?? []
                 let kept = remaining[oldIndex]
+                if incoming.isEmpty {
+                    // Nothing arrives: the kept items are the section (shared storage, no copy).
+                    result.append(ListSection(header: old[oldIndex].header, items: kept))
+                    continue
+                }
                 var slots = [ListItem?](repeating: nil, count: kept.count + incoming.count)
                 for (at, item) in incoming {
                     guard slots.indices.contains(at), slots[at] == nil else {

@@ -1,0 +1,30 @@
+#ifndef CLIBEVENT_SHIM_H
+#define CLIBEVENT_SHIM_H
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/buffer.h>
+#include <event2/listener.h>
+#include <event2/thread.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/util.h>
+#include <event2/bufferevent.h>
+
+/// `evsignal_new` is a function-like macro that Swift cannot import.
+static inline struct event *CLibevent_evsignal_new(struct event_base *base, int signum,
+                                                   event_callback_fn cb, void *arg) {
+    return evsignal_new(base, signum, cb, arg);
+}
+
+/// `evtimer_new` is a function-like macro that Swift cannot import.
+static inline struct event *CLibevent_evtimer_new(struct event_base *base,
+                                                  event_callback_fn cb, void *arg) {
+    return evtimer_new(base, cb, arg);
+}
+
+/// `evsignal_add` is a function-like macro that Swift cannot import.
+static inline int CLibevent_evsignal_add(struct event *ev, const struct timeval *tv) {
+    return evsignal_add(ev, tv);
+}
+
+#endif

@@ -1,0 +1,17 @@
+#ifndef CZLIB_SHIM_H
+#define CZLIB_SHIM_H
+
+#include <zlib.h>
+
+/// `deflateInit2` is a macro (it passes the zlib version and struct size) that Swift cannot import.
+static inline int CZlib_deflateInit2(z_streamp strm, int level, int method, int windowBits,
+                                     int memLevel, int strategy) {
+    return deflateInit2(strm, level, method, windowBits, memLevel, strategy);
+}
+
+/// `inflateInit2` is a macro (it passes the zlib version and struct size) that Swift cannot import.
+static inline int CZlib_inflateInit2(z_streamp strm, int windowBits) {
+    return inflateInit2(strm, windowBits);
+}
+
+#endif

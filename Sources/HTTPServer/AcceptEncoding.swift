@@ -1,0 +1,39 @@
+/// Parses `Accept-Encoding` (RFC 9110 §12.5.3) to decide whether gzip may be sent.
+public enum AcceptEncoding {
+    /// Whether the header value allows `gzip`: an explicit `gzip` (or `x-gzip`) with q > 0, else `*` with q > 0.
+    /// - Complexity: O(*n*), where *n* is the header length.
+    public static func allowsGzip(_ header: String?) -> Bool {
+        guard let header, !header.isEmpty else { return false }
+        var gzipQ: Double?
+        var starQ: Double?
+        for part in header.split(separator: ",") {
+            var pieces = part.split(separator: ";").makeIterator()
+            guard let coding = pieces.next()?.trimmingSpaces().lowercased(), !coding.isEmpty else { continue }
+            var q = 1.0
+            while let parameter = pieces.next() {
+                let kv = parameter.split(separator: "=", maxSplits: 1)
+                if kv.count == 2, kv[0].trimmingSpaces().lowercased() == "q" {
+                    q = Double(kv[1].trimmingSpaces()) ?? 0
+                }
+            }
+            switch coding {
+            case "gzip", "x-gzip": gzipQ = max(gzipQ ?? 0, q)
+            case "*": starQ = q
+            default: break
+            }
+        }
+        if let gzipQ { return gzipQ > 0 }
+        if let starQ { return starQ > 0 }
+        return false
+    }
+}
+
+extension Substring {
+    /// The substring without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> Substring {
+        var s = self[...]
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+}

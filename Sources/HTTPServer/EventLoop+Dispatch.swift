@@ -1,0 +1,130 @@
+import CLibevent
+
+extension EventLoop {
+    /// The `evhttp` general callback: checks limits in a fixed order, then routes.
+    func handle(_ req: OpaquePointer) {
+        let start = Clock.nanoseconds()
+        guard let connection = connection(for: req) else {
+            evhttp_send_reply(req, 500, "Internal Server Error", nil)
+            return
+        }
+        let uri = evhttp_request_get_uri(req).map { String(cString: $0) } ?? "/"
+        let headers = Self.readHeaders(req)
+        let command = evhttp_request_get_command(req).rawValue
+        let method = Self.method(command)
+        let methodName = method?.rawValue ?? Self.methodName(command)
+        let pathEnd = uri.firstIndex { $0 == "?" || $0 == "#" } ?? uri.endIndex
+        let rawPath = uri[..<pathEnd]
+        let context = RequestContext(
+            loop: self, req: req, connection: connection, method: methodName, path: String(rawPath),
+            isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(headers["Accept-Encoding"]),
+            origin: headers["Origin"], startNanos: start)
+        _ = context.claim()
+        let config = self.context.configuration
+
+        if connection.overLimit {
+            return context.send(ProblemDetails(status: 503, detail: "Too many connections.").response())
+        }
+        if self.context.isShuttingDown {
+            return context.send(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
+        }
+        guard let method else {
+            return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response())
+        }
+        if uri.utf8.count > config.maxURILength {
+            return context.send(ProblemDetails(status: 414, detail: "The request target exceeds \(config.maxURILength) bytes.").response())
+        }
+        let input = evhttp_request_get_input_buffer(req)
+        let bodyLength = input.map { evbuffer_get_length($0) } ?? 0
+        if bodyLength > config.maxBodySize {
+            return context.send(
+                ProblemDetails(status: 413, detail: "The body exceeds \(config.maxBodySize) bytes.").response())
+        }
+        var query: [String: String] = [:]
+        if pathEnd < uri.endIndex, uri[pathEnd] == "?" {
+            let rest = uri[uri.index(after: pathEnd)...]
+            let queryText = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
+            guard let parsed = PercentDecoding.parseQuery(queryText) else {
+                return context.send(ProblemDetails(status: 400, detail: "The query contains invalid percent-encoding.").response())
+            }
+            query = parsed
+        }
+        guard let path = PercentDecoding.decode(rawPath) else {
+            return context.send(
+                ProblemDetails(status: 400, detail: "The path contains invalid percent-encoding or a NUL byte.").response())
+        }
+        var body: [UInt8] = []
+        if let input, bodyLength > 0 {
+            body = [UInt8](unsafeUninitializedCapacity: bodyLength) { buffer, count in
+                count = Int(evbuffer_copyout(input, buffer.baseAddress, bodyLength))
+            }
+        }
+        if let encoding = headers["Content-Encoding"]?.lowercased(), !encoding.isEmpty, encoding != "identity" {
+            guard encoding == "gzip" || encoding == "x-gzip" else {
+                return context.send(
+                    ProblemDetails(status: 415, detail: "Content-Encoding \(encoding) is not supported.").response())
+            }
+            do {
+                body = try Gzip.inflate(body, limit: config.maxInflatedBodySize)
+            } catch .tooLarge(let limit) {
+                return context.send(ProblemDetails(status: 413, detail: "The inflated body exceeds \(limit) bytes.").response())
+            } catch {
+                return context.send(ProblemDetails(status: 400, detail: "The gzip body is corrupt.").response())
+            }
+        }
+        var request = HTTPRequest(
+            method: method, path: path, rawPath: uri, query: query, headers: headers, body: body,
+            remoteAddress: connection.remoteAddress)
+        if let preflight = self.context.cors.preflight(request) {
+            return context.send(preflight)
+        }
+        switch self.context.router.resolve(method: method, rawPath: rawPath) {
+        case .matched(let handler, let pattern, let parameters):
+            context.route = pattern
+            request.pathParameters = parameters
+            context.state.store(RequestContext.State.open.rawValue, ordering: .releasing)
+            handler(request, HTTPResponder(context: context))
+            if context.isPending { context.watchForDisconnect() }
+        case .methodNotAllowed(let pattern, let allow):
+            context.route = pattern
+            var headers = HTTPHeaders()
+            headers["Allow"] = allow.joined(separator: ", ")
+            context.send(ProblemDetails(status: 405, detail: "Method \(methodName) is not allowed here.").response(headers: headers))
+        case .notFound:
+            context.send(ProblemDetails(status: 404, detail: "No resource at \(path).").response())
+        case .badRequest(let detail):
+            context.send(ProblemDetails(status: 400, detail: detail).response())
+        }
+    }
+
+    private static func readHeaders(_ req: OpaquePointer) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        var node = evhttp_request_get_input_headers(req)?.pointee.tqh_first
+        while let field = node {
+            headers.add(String(cString: field.pointee.key), String(cString: field.pointee.value))
+            node = field.pointee.next.tqe_next
+        }
+        return headers
+    }
+
+    private static func method(_ command: UInt32) -> HTTPMethod? {
+        switch command {
+        case EVHTTP_REQ_GET.rawValue: .GET
+        case EVHTTP_REQ_HEAD.rawValue: .HEAD
+        case EVHTTP_REQ_POST.rawValue: .POST
+        case EVHTTP_REQ_PUT.rawValue: .PUT
+        case EVHTTP_REQ_PATCH.rawValue: .PATCH
+        case EVHTTP_REQ_DELETE.rawValue: .DELETE
+        case EVHTTP_REQ_OPTIONS.rawValue: .OPTIONS
+        default: nil
+        }
+    }
+
+    private static func methodName(_ command: UInt32) -> String {
+        switch command {
+        case EVHTTP_REQ_TRACE.rawValue: "TRACE"
+        case EVHTTP_REQ_CONNECT.rawValue: "CONNECT"
+        default: "UNKNOWN"
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import CLibevent
+
+import Synchronization
+
+/// One libevent loop thread: an `event_base`, its `evhttp` and its `SO_REUSEPORT` listener.
+///
+/// Threading rule: `base`, `http` and every `var` below are touched only on the loop thread (or before the thread
+/// starts / after it was joined). Other threads only call ``execute(_:)``, which is guarded by `pending`.
+final class EventLoop: @unchecked Sendable {
+    let index: Int
+    let context: ServerContext
+    let base: OpaquePointer
+    let http: OpaquePointer
+    var boundSocket: OpaquePointer?
+    var thread: UInt = 0
+
+    private var wakeEvent: OpaquePointer?
+    private var drainTimer: OpaquePointer?
+    private var signalEvents: [OpaquePointer] = []
+    private let pending = Mutex<(jobs: [@Sendable () -> Void], stopped: Bool)>(([], false))
+    private let loopThread = Atomic<UInt>(0)
+
+    /// Live connections of this loop, keyed by their `evhttp_connection`.
+    var connections: [OpaquePointer: Connection] = [:]
+    /// Requests dispatched and not yet completed or closed.
+    var inFlight: [ObjectIdentifier: RequestContext] = [:]
+    /// Cached metric handles (bounded: routes × methods × statuses).
+    var metrics = RequestMetrics()
+    /// Scratch buffer for stream chunks.
+    private(set) var chunkBuffer: OpaquePointer?
+
+    init(index: Int, context: ServerContext) throws(HTTPServerError) {
+        self.index = index
+        self.context = context
+        guard let config = event_config_new() else { throw .eventLoopCreationFailed }
+        defer { event_config_free(config) }
+        event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
+        guard let base = event_base_new_with_config(config) else { throw .eventLoopCreationFailed }
+        guard let http = evhttp_new(base) else {
+            event_base_free(base)
+            throw .eventLoopCreationFailed
+        }
+        self.base = base
+        self.http = http
+        configureHTTP()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        wakeEvent = event_new(base, -1, 0, { _, _, arg in
+            Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().runPendingJobs()
+        }, me)
+        chunkBuffer = evbuffer_new()
+    }
+
+    private func configureHTTP() {
+        let c = context.configuration
+        evhttp_set_timeout(http, Int32(c.timeoutSeconds))
+        // Hard cap for libevent; the exact limit (413 problem) is checked in Swift, see `maxBodySize`.
+        evhttp_set_max_body_size(http, Int(c.maxBodySize) * 2 + 1024)
+        evhttp_set_max_headers_size(http, c.maxHeadersSize)
+        evhttp_set_flags(http, Int32(EVHTTP_SERVER_LINGERING_CLOSE))
+        // Every method libevent parses reaches Swift, which answers unsupported ones with a problem body.
+        evhttp_set_allowed_methods(http, 0x1FF)
+        evhttp_set_default_content_type(http, nil)
+        evhttp_set_gencb(http, { req, arg in
+            guard let req, let arg else { return }
+            Unmanaged<EventLoop>.fromOpaque(arg).takeUnretainedValue().handle(req)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    var inLoop: Bool { loopThread.load(ordering: .acquiring) == POSIX.threadID() }
+
+    /// Runs `job` on the loop thread: at once when already there, else queued and woken with `event_active`.
+    /// Jobs submitted after the loop stopped are dropped.
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        if inLoop { job(); return }
+        pending.withLock { state in
+            guard !state.stopped else { return }
+            state.jobs.append(job)
+            if state.jobs.count == 1, let wakeEvent { event_active(wakeEvent, 0, 0) }
+        }
+    }
+
+    private func runPendingJobs() {
+        let jobs = pending.withLock { state -> [@Sendable () -> Void] in
+            let jobs = state.jobs
+            state.jobs.removeAll(keepingCapacity: true)
+            return jobs
+        }
+        for job in jobs { job() }
+    }
+
+    // MARK: - Thread
+
+    /// Starts the loop thread.
+    func startThread() throws(HTTPServerError) {
+        guard let thread = POSIX.spawn({ self.run() }) else { throw .threadCreationFailed }
+        self.thread = thread
+    }
+
+    private func run() {
+        loopThread.store(POSIX.threadID(), ordering: .releasing)
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        teardown()
+    }
+
+    /// Frees everything; runs on the loop thread after the loop exited.
+    private func teardown() {
+        pending.withLock { state in
+            state.stopped = true
+            state.jobs.removeAll()
+        }
+        if let drainTimer { event_free(drainTimer) }
+        for event in signalEvents { event_free(event) }
+        signalEvents.removeAll()
+        for context in inFlight.values { context.markClosed() }
+        inFlight.removeAll()
+        evhttp_free(http)  // closes connections; close callbacks run now
+        connections.removeAll()
+        if let wakeEvent { event_free(wakeEvent) }
+        if let chunkBuffer { evbuffer_free(chunkBuffer) }
+        event_base_free(base)
+    }
+
+    // MARK: - Signals
+
+    /// Turns SIGINT/SIGTERM into `context.requestShutdown()`; call on the loop thread or before it starts.
+    func installSignalEvents() {
+        guard signalEvents.isEmpty else { return }
+        for signum in [POSIX.sigint, POSIX.sigterm] {
+            guard let event = CLibevent_evsignal_new(base, signum, { _, _, arg in
+                Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().context.requestShutdown()
+            }, Unmanaged.passUnretained(self).toOpaque()) else { continue }
+            CLibevent_evsignal_add(event, nil)
+            signalEvents.append(event)
+        }
+    }
+
+    // MARK: - Drain
+
+    /// Phase one of shutdown on this loop: stop accepting, then poll until in-flight requests finish or the
+    /// grace period ends, answer the rest 503 and exit the loop.
+    func beginDrain(deadline: UInt64) {
+        if let boundSocket {
+            evhttp_del_accept_socket(http, boundSocket)
+            self.boundSocket = nil
+        }
+        for event in signalEvents { event_del(event) }
+        drainDeadline = deadline
+        drainTimer = event_new(base, -1, Int16(EV_PERSIST), { _, _, arg in
+            Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().drainTick()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        var interval = timeval(tv_sec: 0, tv_usec: 20_000)
+        if let drainTimer { event_add(drainTimer, &interval) }
+        drainTick()
+    }
+
+    private var drainDeadline: UInt64 = 0
+    private var exiting = false
+
+    private func drainTick() {
+        guard !exiting else { return }
+        let pendingReplies = inFlight.values.contains { !$0.isStreaming }
+        guard !pendingReplies || Clock.nanoseconds() >= drainDeadline else { return }
+        exiting = true
+        for context in Array(inFlight.values) {
+            if context.isStreaming {
+                context.finishStream()
+            } else {
+                context.forceReply(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
+            }
+        }
+        if let drainTimer { event_del(drainTimer) }
+        var flush = timeval(tv_sec: 0, tv_usec: 100_000)
+        event_base_loopexit(base, &flush)
+    }
+}
+
+/// A monotonic clock in nanoseconds.
+enum Clock {
+    static func nanoseconds() -> UInt64 { POSIX.monotonicNanoseconds() }
+}

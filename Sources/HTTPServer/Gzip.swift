@@ -1,0 +1,77 @@
+import CZlib
+
+/// gzip compression and bounded inflation with zlib.
+public enum Gzip {
+    /// Compresses `bytes` into the gzip format.
+    /// - Parameters:
+    ///   - bytes: The input.
+    ///   - level: The zlib level, 0-9. The default is 6.
+    /// - Returns: The gzip member.
+    /// - Throws: ``GzipError/initializationFailed(_:)`` when zlib cannot start.
+    /// - Complexity: O(*n*), where *n* is the input size.
+    public static func compress(_ bytes: [UInt8], level: Int32 = 6) throws(GzipError) -> [UInt8] {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deinitialize(count: 1); stream.deallocate() }
+        let rc = CZlib_deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
+        guard rc == Z_OK else { throw .initializationFailed(rc) }
+        defer { deflateEnd(stream) }
+        let bound = Int(deflateBound(stream, uLong(bytes.count)))
+        var output = [UInt8](repeating: 0, count: bound)
+        let produced: Int = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                stream.pointee.avail_in = uInt(input.count)
+                stream.pointee.next_out = out.baseAddress
+                stream.pointee.avail_out = uInt(out.count)
+                _ = deflate(stream, Z_FINISH)
+                return out.count - Int(stream.pointee.avail_out)
+            }
+        }
+        output.removeLast(output.count - produced)
+        return output
+    }
+
+    /// Inflates gzip (or zlib) data in bounded 64 KiB steps.
+    /// - Parameters:
+    ///   - bytes: The compressed input.
+    ///   - limit: The largest inflated size accepted, in bytes.
+    /// - Returns: The inflated bytes.
+    /// - Throws: ``GzipError/tooLarge(limit:)`` as soon as the output passes `limit` (no more memory is used),
+    ///   ``GzipError/corruptData`` for invalid or truncated input.
+    /// - Complexity: O(*m*), where *m* is the inflated size (at most `limit`).
+    public static func inflate(_ bytes: [UInt8], limit: Int) throws(GzipError) -> [UInt8] {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deinitialize(count: 1); stream.deallocate() }
+        let rc = CZlib_inflateInit2(stream, 15 + 32)
+        guard rc == Z_OK else { throw .initializationFailed(rc) }
+        defer { inflateEnd(stream) }
+        let chunk = 64 * 1024
+        var output: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: chunk)
+        var failure: GzipError?
+        bytes.withUnsafeBufferPointer { input in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+            stream.pointee.avail_in = uInt(input.count)
+            while true {
+                let (status, produced) = scratch.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
+                    stream.pointee.next_out = out.baseAddress
+                    stream.pointee.avail_out = uInt(chunk)
+                    let status = CZlib.inflate(stream, Z_NO_FLUSH)
+                    return (status, chunk - Int(stream.pointee.avail_out))
+                }
+                if output.count + produced > limit { failure = .tooLarge(limit: limit); return }
+                output.append(contentsOf: scratch[0..<produced])
+                switch status {
+                case Z_STREAM_END: return
+                case Z_OK: continue
+                case Z_BUF_ERROR where produced > 0: continue
+                default: failure = .corruptData; return
+                }
+            }
+        }
+        if let failure { throw failure }
+        return output
+    }
+}

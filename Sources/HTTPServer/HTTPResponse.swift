@@ -1,0 +1,31 @@
+/// The body of an ``HTTPResponse``.
+public enum HTTPResponseBody: Sendable {
+    /// No body.
+    case empty
+    /// Plain bytes; gzip'd per request when larger than the configured minimum and accepted by the client.
+    case bytes([UInt8])
+    /// Pre-compressed: the server picks gzip when the request's Accept-Encoding allows it, else plain.
+    /// No per-request compression.
+    case precompressed(plain: [UInt8], gzip: [UInt8])
+}
+
+/// A complete response handed to ``HTTPResponder/respond(_:)``.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Response headers; `Content-Type` defaults to `application/json` for non-empty bodies.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: HTTPResponseBody
+
+    /// Creates a response.
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: Headers to send. The default is none.
+    ///   - body: The body. The default is `.empty`.
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: HTTPResponseBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}

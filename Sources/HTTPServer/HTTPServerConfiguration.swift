@@ -1,0 +1,62 @@
+/// Settings of an ``HTTPServer``; every property has a default.
+public struct HTTPServerConfiguration: Sendable {
+    // MARK: - Binding
+
+    /// The address to bind. The default is `"127.0.0.1"`.
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one (read it back from ``HTTPServer/port``). The default is 8080.
+    public var port = 8080
+    /// The number of loop threads, each with its own `SO_REUSEPORT` listener. The default is 2.
+    public var eventLoops = 2
+
+    // MARK: - Limits
+
+    /// The largest request body accepted as sent, in bytes (413 above). The default is 8 MiB.
+    ///
+    /// libevent itself is given twice this value as a hard cap, so bodies between the two are read and
+    /// answered with a 413 problem; above the hard cap libevent answers on its own.
+    public var maxBodySize = 8 * 1024 * 1024
+    /// The largest body after gzip inflation, in bytes (413 above). The default is 8 MiB.
+    public var maxInflatedBodySize = 8 * 1024 * 1024
+    /// The largest request line plus headers, in bytes (enforced by libevent). The default is 16 KiB.
+    public var maxHeadersSize = 16 * 1024
+    /// The longest request target, in bytes (414 above). The default is 8 KiB.
+    public var maxURILength = 8 * 1024
+    /// Connections served at once; a request on a connection beyond it gets 503 with `Connection: close`.
+    /// The default is 10 000.
+    public var maxConnections = 10_000
+    /// Idle/read timeout in seconds (`evhttp_set_timeout`). The default is 30.
+    public var timeoutSeconds = 30
+
+    // MARK: - Encoding and CORS
+
+    /// `.bytes` bodies larger than this (bytes) are gzip'd per request when the client accepts it. The default is 1024.
+    public var gzipMinimumSize = 1024
+    /// Origins allowed by CORS; `["*"]` allows any, empty turns CORS off. The default is `["*"]`.
+    public var corsAllowedOrigins: [String] = ["*"]
+    /// `Access-Control-Max-Age` of preflight answers, in seconds. The default is 600.
+    public var corsMaxAgeSeconds = 600
+
+    // MARK: - Lifecycle
+
+    /// How long in-flight deferred requests may take to finish after ``HTTPServer/shutdown()``, in seconds,
+    /// before they are answered 503. The default is 10.
+    public var shutdownGraceSeconds = 10.0
+    /// The `Server` header value; empty omits it. The default is `"ListDelta"`.
+    public var serverName = "ListDelta"
+
+    /// Creates the default configuration.
+    public init() {}
+
+    func validate() throws(HTTPServerError) {
+        if eventLoops < 1 { throw .invalidConfiguration("eventLoops") }
+        if port < 0 || port > 65535 { throw .invalidConfiguration("port") }
+        if maxBodySize < 0 { throw .invalidConfiguration("maxBodySize") }
+        if maxInflatedBodySize < 0 { throw .invalidConfiguration("maxInflatedBodySize") }
+        if maxHeadersSize < 256 { throw .invalidConfiguration("maxHeadersSize") }
+        if maxURILength < 1 { throw .invalidConfiguration("maxURILength") }
+        if maxConnections < 1 { throw .invalidConfiguration("maxConnections") }
+        if timeoutSeconds < 1 { throw .invalidConfiguration("timeoutSeconds") }
+        if shutdownGraceSeconds < 0 { throw .invalidConfiguration("shutdownGraceSeconds") }
+    }
+}

@@ -1,0 +1,88 @@
+import Glibc
+
+/// The few POSIX calls the server needs, kept in a file that does not import CLibevent
+/// (both modules declare `fd_set`, and clang refuses the mix in one file).
+enum POSIX {
+    static let sigint = SIGINT
+    static let sigterm = SIGTERM
+
+    /// The calling thread's id.
+    static func threadID() -> UInt { UInt(pthread_self()) }
+
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts a joinable thread running `body`; `nil` when the thread could not be created.
+    static func spawn(_ body: @escaping () -> Void) -> UInt? {
+        var thread = pthread_t()
+        let arg = Unmanaged.passRetained(Body(body)).toOpaque()
+        let rc = pthread_create(&thread, nil, { arg in
+            Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue().run()
+            return nil
+        }, arg)
+        if rc != 0 {
+            Unmanaged<Body>.fromOpaque(arg).release()
+            return nil
+        }
+        return UInt(thread)
+    }
+
+    static func join(_ thread: UInt) { pthread_join(pthread_t(thread), nil) }
+
+    static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
+
+    static func sleep(microseconds: UInt32) { usleep(microseconds) }
+
+    /// A `sockaddr_in`/`sockaddr_in6` for `host:port` as raw bytes, or `nil` for an unparsable host.
+    static func socketAddress(host: String, port: Int) -> [UInt8]? {
+        if host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { return nil }
+            return withUnsafeBytes(of: &address) { Array($0) }
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    /// The local port of a bound socket.
+    static func localPort(fd: Int32) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let family = storage.ss_family
+        return withUnsafePointer(to: &storage) { pointer -> Int in
+            if family == sa_family_t(AF_INET6) {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    /// A monotonic clock in nanoseconds.
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
+
+extension POSIX {
+    /// Peeks at a socket that became readable: `true` when the peer closed it (EOF or error), `false` when data
+    /// is waiting, `nil` when nothing is there yet.
+    static func peerClosed(fd: Int32) -> Bool? {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n == 0 { return true }
+        if n > 0 { return false }
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? nil : true
+    }
+}

@@ -1,0 +1,54 @@
+/// Percent-decoding of URI components and query parsing.
+enum PercentDecoding {
+    /// Decodes `%XX` escapes (and `+` as a space when `plusIsSpace`).
+    /// - Returns: The decoded string, or `nil` for a malformed escape, a decoded NUL or invalid UTF-8.
+    /// - Complexity: O(*n*), where *n* is the input length.
+    static func decode<S: StringProtocol>(_ input: S, plusIsSpace: Bool = false) -> String? {
+        var utf8 = input.utf8.makeIterator()
+        var hasEscape = false
+        for byte in input.utf8 where byte == UInt8(ascii: "%") || (plusIsSpace && byte == UInt8(ascii: "+")) || byte == 0 {
+            hasEscape = true
+            break
+        }
+        if !hasEscape { return String(input) }
+        var out: [UInt8] = []
+        out.reserveCapacity(input.utf8.count)
+        while let byte = utf8.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let hi = utf8.next().flatMap(hexValue), let lo = utf8.next().flatMap(hexValue) else { return nil }
+                let value = hi << 4 | lo
+                if value == 0 { return nil }
+                out.append(value)
+            case UInt8(ascii: "+") where plusIsSpace: out.append(UInt8(ascii: " "))
+            case 0: return nil
+            default: out.append(byte)
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Parses `a=1&b=x+y&flag`: names and values percent-decoded, `+` is a space, the last value wins.
+    /// - Returns: The parameters, or `nil` when any component is malformed.
+    /// - Complexity: O(*n*), where *n* is the query length.
+    static func parseQuery(_ query: Substring) -> [String: String]? {
+        var result: [String: String] = [:]
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0], plusIsSpace: true) else { return nil }
+            let value = parts.count > 1 ? decode(parts[1], plusIsSpace: true) : ""
+            guard let value else { return nil }
+            if !name.isEmpty { result[name] = value }
+        }
+        return result
+    }
+}

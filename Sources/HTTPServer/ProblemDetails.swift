@@ -1,0 +1,65 @@
+/// A value in ``ProblemDetails/extra``: a string or an integer.
+public enum ProblemValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    case string(String)
+    case int(Int)
+
+    /// Creates a string value.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates an integer value.
+    public init(integerLiteral value: Int) { self = .int(value) }
+}
+
+/// RFC 9457 problem details, used by the server for its own errors and by apps.
+public struct ProblemDetails: Sendable, Error {
+    /// The HTTP status code.
+    public var status: Int
+    /// A short, human-readable summary of the problem type.
+    public var title: String
+    /// An explanation specific to this occurrence.
+    public var detail: String
+    /// A URI reference identifying the problem type. The default is `about:blank`.
+    public var type: String
+    /// Extension members such as `"current": 5` or `"pointer": "/a"`, written sorted by key.
+    public var extra: [String: ProblemValue]
+
+    /// Creates problem details.
+    public init(status: Int, title: String, detail: String, type: String = "about:blank", extra: [String: ProblemValue] = [:]) {
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.type = type
+        self.extra = extra
+    }
+
+    /// Creates problem details whose title is the status' reason phrase.
+    public init(status: Int, detail: String, extra: [String: ProblemValue] = [:]) {
+        self.init(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail, extra: extra)
+    }
+
+    /// The JSON document (`type`, `title`, `status`, `detail`, then the extras sorted by key).
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("type", type)
+        writer.field("title", title)
+        writer.field("status", status)
+        writer.field("detail", detail)
+        for key in extra.keys.sorted() where !["type", "title", "status", "detail"].contains(key) {
+            switch extra[key]! {
+            case .string(let s): writer.field(key, s)
+            case .int(let i): writer.field(key, i)
+            }
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// A response carrying this problem as `application/problem+json`.
+    /// - Parameter headers: Extra headers (for example `Allow`). The default is none.
+    /// - Returns: The response with this problem's status.
+    public func response(headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/problem+json"
+        return HTTPResponse(status: status, headers: headers, body: .bytes(jsonBytes))
+    }
+}

@@ -1,0 +1,27 @@
+import Logging
+import Synchronization
+
+/// State shared by every loop of one server (immutable settings plus atomics).
+final class ServerContext: Sendable {
+    let configuration: HTTPServerConfiguration
+    let router: Router
+    let logger: Logger
+    let cors: CORSPolicy
+    let connectionCount = Atomic<Int>(0)
+    let shuttingDown = Atomic<Bool>(false)
+    let shutdownRequest = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        self.cors = CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, maxAgeSeconds: configuration.corsMaxAgeSeconds)
+    }
+
+    var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
+
+    func requestShutdown() {
+        let request = shutdownRequest.withLock { $0 }
+        request?()
+    }
+}

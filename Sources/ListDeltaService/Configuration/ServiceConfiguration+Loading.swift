@@ -1,0 +1,116 @@
+import ListDeltaCore
+
+extension ServiceConfiguration {
+    /// One setting's names in the file (camelCase key), the environment (`LISTDELTA_` + upper snake) and how to set it.
+    private struct Setting: Sendable {
+        let key: String
+        let apply: @Sendable (inout ServiceConfiguration, JSONValue) throws(ConfigurationError) -> Void
+
+        var environmentName: String {
+            var name = "LISTDELTA_"
+            for character in key {
+                if character.isUppercase { name.append("_") }
+                name.append(contentsOf: character.uppercased())
+            }
+            return name
+        }
+    }
+
+    private static func int(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, Int> & Sendable) -> Setting {
+        Setting(key: key) { configuration, value throws(ConfigurationError) in
+            guard case .number(let number) = value, let int = number.intValue else { throw ConfigurationError("\(key) must be an integer") }
+            configuration[keyPath: path] = int
+        }
+    }
+
+    private static func double(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, Double> & Sendable) -> Setting {
+        Setting(key: key) { configuration, value throws(ConfigurationError) in
+            guard case .number(let number) = value else { throw ConfigurationError("\(key) must be a number") }
+            configuration[keyPath: path] = number.value
+        }
+    }
+
+    private static func string(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, String> & Sendable) -> Setting {
+        Setting(key: key) { configuration, value throws(ConfigurationError) in
+            guard case .string(let text) = value else { throw ConfigurationError("\(key) must be a string") }
+            configuration[keyPath: path] = text
+        }
+    }
+
+    private static func bool(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, Bool> & Sendable) -> Setting {
+        Setting(key: key) { configuration, value throws(ConfigurationError) in
+            guard case .bool(let flag) = value else { throw ConfigurationError("\(key) must be true or false") }
+            configuration[keyPath: path] = flag
+        }
+    }
+
+    private static func strings(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, [String]> & Sendable) -> Setting {
+        Setting(key: key) { configuration, value throws(ConfigurationError) in
+            guard case .array(let elements) = value else { throw ConfigurationError("\(key) must be an array of strings") }
+            var result: [String] = []
+            for element in elements {
+                guard case .string(let text) = element else { throw ConfigurationError("\(key) must be an array of strings") }
+                result.append(text)
+            }
+            configuration[keyPath: path] = result
+        }
+    }
+
+    private static let settings: [Setting] = [
+        string("host", \.host), int("port", \.port), string("dataDirectory", \.dataDirectory), int("retention", \.retention),
+        int("maxWaitSeconds", \.maxWaitSeconds), double("heartbeatSeconds", \.heartbeatSeconds),
+        strings("corsOrigins", \.corsOrigins), strings("writeTokens", \.writeTokens),
+        bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),
+        int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds), int("eventLoops", \.eventLoops),
+        int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
+        int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel),
+    ]
+
+    /// The environment variable names this configuration reads, in the file's order.
+    public static var environmentNames: [String] { settings.map(\.environmentName) }
+
+    /// Applies the members of a configuration file (a JSON object with the property names as keys).
+    /// - Throws: `ConfigurationError` for malformed JSON, an unknown key or a value of the wrong type.
+    public mutating func apply(fileContents bytes: [UInt8], name: String) throws(ConfigurationError) {
+        let value: JSONValue
+        do {
+            value = try JSONReader().read(bytes)
+        } catch {
+            throw ConfigurationError("\(name): \(error)")
+        }
+        guard case .object(let object) = value else { throw ConfigurationError("\(name): must be a JSON object") }
+        for (key, member) in object.entries {
+            if key.hasPrefix("_") { continue }  // comments
+            guard let setting = Self.settings.first(where: { $0.key == key }) else {
+                throw ConfigurationError("\(name): unknown setting \"\(key)\"")
+            }
+            try setting.apply(&self, member)
+        }
+    }
+
+    /// Applies `LISTDELTA_*` variables: numbers and booleans as written, lists comma-separated.
+    /// - Throws: `ConfigurationError` for a value that does not parse.
+    public mutating func apply(environment: [String: String]) throws(ConfigurationError) {
+        for setting in Self.settings {
+            guard let text = environment[setting.environmentName] else { continue }
+            // Try the text as a number or boolean, then as a string, then as a comma-separated list.
+            var candidates: [JSONValue] = []
+            if let number = try? JSONReader().read(text), case .number = number { candidates.append(number) }
+            if text == "true" || text == "false" { candidates.append(.bool(text == "true")) }
+            candidates.append(.string(text))
+            candidates.append(.array(text.split(separator: ",").map { .string(String($0.trimmingSpaces())) }.filter { $0 != .string("") }))
+            var lastError = ConfigurationError("no value")
+            var applied = false
+            for candidate in candidates where !applied {
+                do {
+                    try setting.apply(&self, candidate)
+                    applied = true
+                } catch {
+                    lastError = error
+                }
+            }
+            if !applied { throw ConfigurationError("\(setting.environmentName): \(lastError.message)") }
+        }
+    }
+}
+

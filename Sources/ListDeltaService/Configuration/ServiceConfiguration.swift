@@ -1,0 +1,103 @@
+import ListDeltaCore
+
+/// Everything `listdelta serve` can be told, with the documented defaults.
+///
+/// Loaded from `Config/listdelta.json` (or `--config`), then `LISTDELTA_*` environment variables, then flags;
+/// validated once at start-up (`validate()`).
+public struct ServiceConfiguration: Sendable, Equatable {
+    /// The address to bind. The default is `127.0.0.1`.
+    public var host = "127.0.0.1"
+    /// The TCP port; 0 picks a free one. The default is 8080.
+    public var port = 8080
+    /// The data directory holding the SQLite database. The default is `./data`.
+    public var dataDirectory = "./data"
+    /// Revisions kept per list; older ones answer 410. The default is 1000.
+    public var retention = 1000
+    /// The longest long poll, in seconds; larger `wait` values are clamped. The default is 60.
+    public var maxWaitSeconds = 60
+    /// Seconds between keep-alive comments on event streams. The default is 15.
+    public var heartbeatSeconds = 15.0
+    /// Origins allowed by CORS (`*` for any; empty turns CORS off). The default is `["*"]`.
+    public var corsOrigins = ["*"]
+    /// Bearer tokens accepted for writes; empty means writes need no token. The default is none.
+    public var writeTokens: [String] = []
+    /// Allow writes without a token on a non-loopback address. The default is `false`.
+    public var allowAnonymousWrites = false
+    /// The largest request body, compressed or inflated, in bytes. The default is 16 MiB.
+    public var maxBodyBytes = 16 << 20
+    /// The most open connections; more get 503. The default is 10,000.
+    public var maxConnections = 10_000
+    /// Seconds a connection may stall mid-request or idle. The default is 30.
+    public var timeoutSeconds = 30
+    /// Event-loop threads. The default is 2.
+    public var eventLoops = 2
+    /// Memory for cached documents and diffs, in bytes. The default is 256 MiB.
+    public var cacheBytes = 256 << 20
+    /// The most sections in a list. The default is 10,000.
+    public var maxSections = 10_000
+    /// The most items in a list. The default is 250,000.
+    public var maxItems = 250_000
+    /// The deepest JSON nesting in a document. The default is 64.
+    public var maxDepth = 64
+    /// `fsync` every commit (SQLite `synchronous=FULL`); off still survives a killed process. The default is `true`.
+    public var durableSync = true
+    /// The log level: trace, debug, info, notice, warning, error, critical. The default is `info`.
+    public var logLevel = "info"
+
+    /// The defaults.
+    public init() {}
+
+    /// The document limits the factory enforces.
+    public var documentLimits: DocumentLimits {
+        var limits = DocumentLimits()
+        limits.maximumSections = maxSections
+        limits.maximumItems = maxItems
+        limits.maximumDepth = maxDepth
+        return limits
+    }
+
+    /// `true` when `host` is a loopback address.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Checks the values and the write-safety rule: no anonymous writes beyond loopback unless allowed.
+    /// - Throws: `ConfigurationError`.
+    public func validate() throws(ConfigurationError) {
+        func require(_ condition: Bool, _ message: String) throws(ConfigurationError) {
+            if !condition { throw ConfigurationError(message) }
+        }
+        try require((0...65_535).contains(port), "port must be 0...65535")
+        try require(retention >= 1, "retention must be at least 1")
+        try require(maxWaitSeconds >= 0 && maxWaitSeconds <= 3_600, "maxWaitSeconds must be 0...3600")
+        try require(heartbeatSeconds > 0, "heartbeatSeconds must be positive")
+        try require(maxBodyBytes >= 1_024, "maxBodyBytes must be at least 1024")
+        try require(maxConnections >= 1, "maxConnections must be at least 1")
+        try require(timeoutSeconds >= 1, "timeoutSeconds must be at least 1")
+        try require((1...64).contains(eventLoops), "eventLoops must be 1...64")
+        try require(cacheBytes >= 0, "cacheBytes must not be negative")
+        try require(maxSections >= 1 && maxItems >= 1, "maxSections and maxItems must be at least 1")
+        try require((8...512).contains(maxDepth), "maxDepth must be 8...512")
+        try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
+        try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
+        try require(
+            ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),
+            "logLevel must be one of trace, debug, info, notice, warning, error, critical")
+        if writeTokens.isEmpty && !isLoopback && !allowAnonymousWrites {
+            throw ConfigurationError(
+                "refusing to serve anonymous writes on \(host): configure a write token (LISTDELTA_WRITE_TOKENS) or pass --allow-anonymous-writes")
+        }
+    }
+}
+
+/// A configuration that cannot be used, with the reason.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,62 @@
+import HTTPServer
+import ListDeltaCore
+import ListDeltaStore
+
+/// Every way a request to the service can fail, each with its HTTP status (RFC 9457 problem details).
+enum ServiceError: Error {
+    case badRequest(String)
+    case unauthorized
+    case forbidden
+    case notFound(String)
+    case conflict(JSONPatchError)
+    case gone(current: Int, detail: String)
+    case preconditionFailed(current: Int?, detail: String)
+    case unsupportedMediaType(String)
+    case unprocessable(DocumentError)
+    case unavailable(String)
+    case storage(String)
+
+    /// The problem response.
+    var problem: ProblemDetails {
+        switch self {
+        case .badRequest(let detail):
+            return ProblemDetails(status: 400, title: "Bad Request", detail: detail)
+        case .unauthorized:
+            return ProblemDetails(status: 401, title: "Unauthorized", detail: "writes need Authorization: Bearer <token>")
+        case .forbidden:
+            return ProblemDetails(status: 403, title: "Forbidden", detail: "the bearer token is not accepted for writes")
+        case .notFound(let detail):
+            return ProblemDetails(status: 404, title: "Not Found", detail: detail)
+        case .conflict(let error):
+            var extra: [String: ProblemValue] = [:]
+            if case let .operationFailed(index, op, path, _) = error {
+                extra = ["operation": .int(index), "op": .string(op), "pointer": .string(path)]
+            }
+            return ProblemDetails(status: 409, title: "Conflict", detail: error.description, extra: extra)
+        case let .gone(current, detail):
+            return ProblemDetails(status: 410, title: "Gone", detail: detail, extra: ["current": .int(current)])
+        case let .preconditionFailed(current, detail):
+            return ProblemDetails(status: 412, title: "Precondition Failed", detail: detail, extra: current.map { ["current": .int($0)] } ?? [:])
+        case .unsupportedMediaType(let detail):
+            return ProblemDetails(status: 415, title: "Unsupported Media Type", detail: detail)
+        case .unprocessable(let error):
+            return ProblemDetails(
+                status: 422, title: "Unprocessable Content", detail: error.detail,
+                extra: ["pointer": .string(error.pointer.description), "rule": .string(error.code.rawValue)])
+        case .unavailable(let detail):
+            return ProblemDetails(status: 503, title: "Service Unavailable", detail: detail)
+        case .storage(let detail):
+            return ProblemDetails(status: 500, title: "Internal Server Error", detail: "storage failed: \(detail)")
+        }
+    }
+
+    /// Maps a store failure.
+    static func from(_ error: StoreError) -> ServiceError {
+        switch error {
+        case .conflict(let current):
+            return .preconditionFailed(current: current, detail: "the list changed: its revision is \(current.map(String.init) ?? "none")")
+        case .invalidWrite(let reason), .database(let reason):
+            return .storage(reason)
+        }
+    }
+}

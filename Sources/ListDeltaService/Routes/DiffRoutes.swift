@@ -1,0 +1,112 @@
+import HTTPServer
+import ListDeltaCore
+
+/// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S]`, long polls included.
+struct DiffRoutes {
+    let context: ServiceContext
+
+    /// A checked diff request.
+    private struct DiffRequest: Sendable {
+        let list: LiveList
+        let from: Int
+        let to: Int
+        let explicitTo: Bool
+        let format: DiffFormat
+        let wait: Double
+    }
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.GET, "/v1/lists/{id}/diff") { request, responder in
+            context.async {
+                let diffRequest: DiffRequest
+                do throws(ServiceError) {
+                    diffRequest = try Self.read(request, context)
+                } catch {
+                    responder.respond(Responses.problem(error))
+                    return
+                }
+                if !diffRequest.explicitTo, diffRequest.wait > 0, diffRequest.from == diffRequest.list.head.revision {
+                    Self.park(diffRequest, request, responder, context)
+                } else {
+                    responder.respond(ServiceContext.answer { () throws(ServiceError) in try Self.answer(diffRequest, request, context) })
+                }
+            }
+        }
+    }
+
+    private static func read(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> DiffRequest {
+        let id = try RequestReading.listID(request)
+        guard let from = try RequestReading.integer(request, "from") else { throw .badRequest("from is required (0 for the empty list)") }
+        let to = try RequestReading.integer(request, "to")
+        let format: DiffFormat
+        switch request.query["format"] {
+        case nil, "batch": format = .batch
+        case "json-patch": format = .jsonPatch
+        case let other?: throw .badRequest("format must be batch or json-patch, not \"\(other.prefix(40))\"")
+        }
+        let wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
+        let list = try context.repository.live(id)
+        for revision in [from, to ?? list.head.revision] where !context.repository.isServable(revision, head: list.head) {
+            let reason = revision > list.head.revision ? "is not a revision of \"\(id)\"" : "is no longer retained (the oldest is \(list.head.oldestRevision))"
+            throw .gone(current: list.head.revision, detail: "revision \(revision) \(reason)")
+        }
+        return DiffRequest(list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait)
+    }
+
+    private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let rendered = try context.renderedDiff(diff.list, from: diff.from, to: diff.to, format: diff.format)
+        return respond(rendered, diff, request)
+    }
+
+    private static func respond(_ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest) -> HTTPResponse {
+        let opaque = "\(diff.from)-\(diff.to)\(diff.format == .jsonPatch ? "-patch" : "")"
+        // A diff between two fixed revisions never changes; one to "current" does.
+        let cacheControl = diff.explicitTo ? "public, max-age=31536000, immutable" : "no-cache"
+        return Responses.representation(rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: cacheControl, request: request)
+    }
+
+    /// Holds the poll until the next write, the list's deletion, shutdown or the wait's end.
+    private static func park(_ diff: DiffRequest, _ request: HTTPRequest, _ responder: HTTPResponder, _ context: ServiceContext) {
+        let id = diff.list.head.id
+        let token = context.hub.park(list: id, from: diff.from) { event in
+            switch event {
+            case .revision(let outcome):
+                context.async {
+                    let woken = DiffRequest(list: LiveList(head: diff.list.head, document: diff.list.document), from: diff.from,
+                                            to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0)
+                    if outcome.previous.revision == diff.from {
+                        let rendered = diff.format == .batch
+                            ? context.rememberDiff(of: outcome)
+                            : ServiceContext.render(outcome.diff, from: outcome.previous, to: outcome.document, format: .jsonPatch)
+                        responder.respond(respond(rendered, woken, request))
+                    } else {
+                        responder.respond(ServiceContext.answer { () throws(ServiceError) in
+                            let current = try context.repository.live(id)
+                            let fresh = DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0)
+                            return try answer(fresh, request, context)
+                        })
+                    }
+                }
+            case .deleted:
+                responder.respond(Responses.problem(.notFound("the list \"\(id)\" was deleted")))
+            case .shutdown:
+                responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
+            }
+        }
+        guard let token else {
+            // A newer revision was published meanwhile, or the server stops: answer now.
+            responder.respond(ServiceContext.answer { () throws(ServiceError) in
+                let current = try context.repository.live(id)
+                return try answer(DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0), request, context)
+            })
+            return
+        }
+        responder.onClose { _ = context.hub.unpark(list: id, token: token) }
+        context.after(diff.wait) {
+            guard context.hub.unpark(list: id, token: token) else { return }
+            // Nothing came: the empty diff from the current revision to itself.
+            responder.respond(ServiceContext.answer { () throws(ServiceError) in try answer(diff, request, context) })
+        }
+    }
+}

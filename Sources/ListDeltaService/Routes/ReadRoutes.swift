@@ -1,0 +1,110 @@
+import HTTPServer
+import ListDeltaCore
+
+/// `GET /v1/lists`, `/v1/lists/{id}`, `/sections`, `/sections/{index}/items`.
+struct ReadRoutes {
+    let context: ServiceContext
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.GET, "/v1/lists") { request, responder in
+            context.perform(responder) { () throws(ServiceError) in try Self.index(request, context) }
+        }
+        router.add(.GET, "/v1/lists/{id}") { request, responder in
+            // The current document, rendered and in memory, is answered on the loop: no thread hop.
+            if request.query["revision"] == nil, let fast = Self.cachedCurrent(request, context) {
+                responder.respond(fast)
+                return
+            }
+            context.perform(responder) { () throws(ServiceError) in try Self.document(request, context) }
+        }
+        router.add(.GET, "/v1/lists/{id}/sections") { request, responder in
+            context.perform(responder) { () throws(ServiceError) in try Self.sections(request, context) }
+        }
+        router.add(.GET, "/v1/lists/{id}/sections/{index}/items") { request, responder in
+            context.perform(responder) { () throws(ServiceError) in try Self.items(request, context) }
+        }
+    }
+
+    private static func index(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let limit = try RequestReading.limit(request)
+        let page = try context.repository.lists(after: request.query["after"], limit: limit)
+        let lists: [JSONValue] = page.lists.map { head in
+            var object = JSONObject()
+            object["id"] = .string(head.id)
+            object["kind"] = .string(head.kind)
+            object["revision"] = .number(JSONNumber(head.revision))
+            object["sections"] = .number(JSONNumber(head.sectionCount))
+            object["items"] = .number(JSONNumber(head.itemCount))
+            return .object(object)
+        }
+        var body = JSONObject()
+        body["lists"] = .array(lists)
+        body["next"] = page.more ? page.lists.last.map { .string($0.id) } ?? .null : .null
+        return Responses.json(200, .object(body), headers: ["Cache-Control": "no-cache"])
+    }
+
+    private static func cachedCurrent(_ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse? {
+        guard let id = try? RequestReading.listID(request), let head = try? context.repository.head(id), !head.isDeleted,
+            let rendered = context.documentBodies.value(for: RevisionKey(list: id, revision: head.revision))
+        else { return nil }
+        return Responses.representation(
+            rendered, etag: String(head.revision), contentType: "application/json", cacheControl: "no-cache", request: request)
+    }
+
+    private static func document(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let list = try context.repository.live(try RequestReading.listID(request))
+        guard let revision = try RequestReading.integer(request, "revision"), revision != list.head.revision else {
+            return Responses.representation(
+                context.renderedDocument(list.document), etag: String(list.head.revision), contentType: "application/json",
+                cacheControl: "no-cache", request: request)
+        }
+        guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
+        if revision > list.head.revision {
+            throw .gone(current: list.head.revision, detail: "revision \(revision) is not a revision of \"\(list.head.id)\"")
+        }
+        let document = try context.repository.document(list.head.id, revision: revision, head: list.head)
+        // A revision's document never changes: revision numbers are never reused.
+        return Responses.representation(
+            context.renderedDocument(document), etag: String(revision), contentType: "application/json",
+            cacheControl: "public, max-age=31536000, immutable", request: request)
+    }
+
+    private static func sections(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let list = try context.repository.live(try RequestReading.listID(request))
+        let provider = SectionDataProvider(sections: list.document.sections)
+        var body = JSONObject()
+        body["revision"] = .number(JSONNumber(list.head.revision))
+        body["oldestRevision"] = .number(JSONNumber(list.head.oldestRevision))
+        body["sections"] = .array(list.document.sections.map { section in
+            var object = JSONObject()
+            object["id"] = .string(section.id)
+            object["title"] = section.header.title.map(JSONValue.string) ?? .null
+            object["indexTitle"] = section.header.indexTitle.map(JSONValue.string) ?? .null
+            object["count"] = .number(JSONNumber(section.items.count))
+            return .object(object)
+        })
+        body["sectionIndexTitles"] = .array(provider.sectionIndexTitles.map(JSONValue.string))
+        return Responses.json(200, .object(body), headers: ["ETag": "\"\(list.head.revision)\"", "Cache-Control": "no-cache"])
+    }
+
+    private static func items(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let list = try context.repository.live(try RequestReading.listID(request))
+        let indexText = request.pathParameters["index"] ?? ""
+        let index = try RequestReading.integer(indexText, name: "the section index", maximum: Int(Int32.max))
+        guard list.document.sections.indices.contains(index) else {
+            throw .notFound("\"\(list.head.id)\" has \(list.document.sections.count) sections; there is no section \(index)")
+        }
+        let offset = try RequestReading.integer(request, "offset") ?? 0
+        let limit = try RequestReading.limit(request)
+        let section = list.document.sections[index]
+        let page = section.items.dropFirst(offset).prefix(limit)
+        var body = JSONObject()
+        body["revision"] = .number(JSONNumber(list.head.revision))
+        body["section"] = .string(section.id)
+        body["offset"] = .number(JSONNumber(offset))
+        body["total"] = .number(JSONNumber(section.items.count))
+        body["items"] = .array(page.map(\.jsonValue))
+        return Responses.json(200, .object(body), headers: ["ETag": "\"\(list.head.revision)\"", "Cache-Control": "no-cache"])
+    }
+}

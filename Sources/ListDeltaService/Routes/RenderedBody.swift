@@ -1,0 +1,68 @@
+import HTTPServer
+import ListDeltaCore
+
+/// A JSON body rendered once and kept in both codings, so a representation is compressed once, not per request.
+struct RenderedBody: Sendable {
+    /// Bodies smaller than this are sent plain (gzip would not pay).
+    static let compressionThreshold = 1_024
+
+    let plain: [UInt8]
+    let gzip: [UInt8]?
+
+    init(_ value: JSONValue) {
+        self.init(bytes: JSONWriter.bytes(of: value))
+    }
+
+    init(bytes: [UInt8]) {
+        plain = bytes
+        if bytes.count >= Self.compressionThreshold, let compressed = try? Gzip.compress(bytes, level: 6), compressed.count < bytes.count {
+            gzip = compressed
+        } else {
+            gzip = nil
+        }
+    }
+
+    /// The bytes held, for cache accounting.
+    var cost: Int { plain.count + (gzip?.count ?? 0) + 64 }
+
+    /// The response body: the server picks the coding the client accepts.
+    var body: HTTPResponseBody {
+        if let gzip { return .precompressed(plain: plain, gzip: gzip) }
+        return .bytes(plain)
+    }
+}
+
+/// Response building shared by the routes.
+enum Responses {
+    /// A JSON response (`application/json` unless `contentType` says otherwise).
+    static func json(_ status: Int, _ value: JSONValue, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var headers = headers
+        if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
+        return HTTPResponse(status: status, headers: headers, body: .bytes(JSONWriter.bytes(of: value)))
+    }
+
+    /// A rendered representation with its entity tag, or 304 when `If-None-Match` names it.
+    static func representation(
+        _ rendered: RenderedBody, etag opaque: String, contentType: String, cacheControl: String, request: HTTPRequest
+    ) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers["Cache-Control"] = cacheControl
+        if RequestReading.noneMatchHits(request, opaque: opaque) {
+            // The tag of the coding this client would get.
+            let gzipped = rendered.gzip != nil && AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"])
+            headers["ETag"] = "\"\(opaque)\(gzipped ? "-gzip" : "")\""
+            headers["Vary"] = "Accept-Encoding"
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers["ETag"] = "\"\(opaque)\""
+        headers["Content-Type"] = contentType
+        return HTTPResponse(status: 200, headers: headers, body: rendered.body)
+    }
+
+    /// The problem response of an error.
+    static func problem(_ error: ServiceError) -> HTTPResponse {
+        var response = error.problem.response()
+        if case .unauthorized = error { response.headers["WWW-Authenticate"] = "Bearer" }
+        return response
+    }
+}

@@ -1,0 +1,149 @@
+import HTTPServer
+import ListDeltaCore
+
+/// Reading and checking what a request carries: ids, query numbers, entity tags, media types, tokens.
+enum RequestReading {
+    /// The list id of the path, checked against `[A-Za-z0-9._-]{1,128}` (and not `.` or `..`).
+    static func listID(_ request: HTTPRequest) throws(ServiceError) -> String {
+        guard let id = request.pathParameters["id"] else { throw .badRequest("the path has no list id") }
+        let valid = (1...128).contains(id.utf8.count) && id != "." && id != ".."
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
+        guard valid else {
+            throw .badRequest("a list id is 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-' (and not '.' or '..')")
+        }
+        return id
+    }
+
+    /// A non-negative integer query parameter, or `nil` when absent.
+    static func integer(_ request: HTTPRequest, _ name: String, maximum: Int = Int(Int32.max)) throws(ServiceError) -> Int? {
+        guard let text = request.query[name] else { return nil }
+        return try integer(text, name: name, maximum: maximum)
+    }
+
+    /// A non-negative decimal integer of at most `maximum`.
+    static func integer(_ text: String, name: String, maximum: Int) throws(ServiceError) -> Int {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text),
+            value <= maximum
+        else {
+            throw .badRequest("\(name) must be a whole number from 0 to \(maximum), not \"\(text.prefix(40))\"")
+        }
+        return value
+    }
+
+    /// `limit` (1...1000, default 100).
+    static func limit(_ request: HTTPRequest) throws(ServiceError) -> Int {
+        guard let limit = try integer(request, "limit", maximum: 1_000) else { return 100 }
+        guard limit >= 1 else { throw .badRequest("limit must be from 1 to 1000") }
+        return limit
+    }
+
+    /// `wait` in seconds (a non-negative number), clamped to `cap`.
+    static func wait(_ request: HTTPRequest, cap: Int) throws(ServiceError) -> Double {
+        guard let text = request.query["wait"] else { return 0 }
+        guard text.utf8.count <= 12, let seconds = Double(text), seconds.isFinite, seconds >= 0,
+            text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") })
+        else {
+            throw .badRequest("wait must be a number of seconds, not \"\(text.prefix(40))\"")
+        }
+        return min(seconds, Double(cap))
+    }
+
+    /// The revisions named by entity tags: `"7"`, `"7-gzip"`, `W/"7"`; `*` is `.any`.
+    enum TagList {
+        case any
+        case tags([String])
+    }
+
+    static func tags(_ header: String?) -> TagList? {
+        guard let header else { return nil }
+        let trimmed = header.trimmingSpaces()
+        if trimmed == "*" { return .any }
+        var tags: [String] = []
+        for part in trimmed.split(separator: ",") {
+            var tag = Substring(part).trimmingSpaces()
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { continue }
+            var opaque = tag.dropFirst().dropLast()
+            if opaque.hasSuffix("-gzip") { opaque = opaque.dropLast(5) }
+            tags.append(String(opaque))
+        }
+        return .tags(tags)
+    }
+
+    /// `true` when `If-None-Match` names `opaque` (in either coding) or is `*`.
+    static func noneMatchHits(_ request: HTTPRequest, opaque: String) -> Bool {
+        switch tags(request.headers["If-None-Match"]) {
+        case .any?: return true
+        case .tags(let tags)?: return tags.contains(opaque)
+        case nil: return false
+        }
+    }
+
+    /// The write preconditions of `If-Match` and `If-None-Match`.
+    static func preconditions(_ request: HTTPRequest) throws(ServiceError) -> WritePreconditions {
+        var result = WritePreconditions()
+        switch tags(request.headers["If-Match"]) {
+        case .any?: result.ifMatchAny = true
+        case .tags(let tags)?:
+            guard let first = tags.first else { throw .preconditionFailed(current: nil, detail: "If-Match names no entity tag") }
+            // An unparseable tag matches no revision: -1 never equals a revision.
+            result.ifMatch = Int(first) ?? -1
+        case nil: break
+        }
+        if case .any? = tags(request.headers["If-None-Match"]) { result.createOnly = true }
+        return result
+    }
+
+    /// Checks the media type (parameters such as `charset` allowed).
+    static func requireMediaType(_ request: HTTPRequest, _ expected: String) throws(ServiceError) {
+        let given = request.headers["Content-Type"]?.split(separator: ";").first.map { Substring($0).trimmingSpaces().lowercased() }
+        guard given == expected else {
+            throw .unsupportedMediaType("the body must be \(expected), not \(given.map { "\"\($0)\"" } ?? "untyped")")
+        }
+    }
+
+    /// Checks `Authorization: Bearer` against the configured write tokens (none: writes are open).
+    static func authorizeWrite(_ request: HTTPRequest, tokens: [String]) throws(ServiceError) {
+        guard !tokens.isEmpty else { return }
+        guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else { throw .unauthorized }
+        let token = String(header.dropFirst(7)).trimmingSpaces()
+        guard tokens.contains(where: { constantTimeEqual($0, String(token)) }) else { throw .forbidden }
+    }
+
+    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<max(left.count, right.count) {
+            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// The body as JSON.
+    static func json(_ request: HTTPRequest, maximumDepth: Int) throws(ServiceError) -> JSONValue {
+        do throws(JSONReadError) {
+            return try JSONReader(maximumDepth: maximumDepth).read(request.body)
+        } catch {
+            switch error {
+            case let .malformed(reason, offset):
+                throw .badRequest("the body is not JSON: \(reason) at byte \(offset)")
+            case let .tooDeep(limit, pointer):
+                throw .unprocessable(DocumentError(.tooDeep, at: pointer, "the body nests deeper than \(limit) levels"))
+            }
+        }
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> Substring {
+        var characters = Substring(self)
+        while let first = characters.first, first == " " || first == "\t" { characters.removeFirst() }
+        while let last = characters.last, last == " " || last == "\t" { characters.removeLast() }
+        return characters
+    }
+}

@@ -1,0 +1,97 @@
+import HTTPServer
+import ListDeltaCore
+
+/// `PUT`, `PATCH` and `DELETE /v1/lists/{id}`.
+struct WriteRoutes {
+    let context: ServiceContext
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.PUT, "/v1/lists/{id}") { request, responder in
+            context.perform(responder) { () throws(ServiceError) in try Self.put(request, context) }
+        }
+        router.add(.PATCH, "/v1/lists/{id}") { request, responder in
+            context.perform(responder) { () throws(ServiceError) in try Self.patch(request, context) }
+        }
+        router.add(.DELETE, "/v1/lists/{id}") { request, responder in
+            context.perform(responder) { () throws(ServiceError) in try Self.delete(request, context) }
+        }
+    }
+
+    /// Checks what every write checks, in the order a client can fix them: id, token, media type.
+    private static func admit(_ request: HTTPRequest, _ context: ServiceContext, mediaType: String?) throws(ServiceError) -> String {
+        let id = try RequestReading.listID(request)
+        try RequestReading.authorizeWrite(request, tokens: context.configuration.writeTokens)
+        if let mediaType { try RequestReading.requireMediaType(request, mediaType) }
+        return id
+    }
+
+    private static func put(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let id = try admit(request, context, mediaType: "application/json")
+        let preconditions = try RequestReading.preconditions(request)
+        let body = try RequestReading.json(request, maximumDepth: context.configuration.maxDepth)
+        // Validate before taking the list's lock: a bad body changes nothing and holds up no one.
+        let validated = try context.repository.makeDocument(from: body, listID: id, revision: 0)
+        let outcome = try context.repository.write(id, preconditions: preconditions, onCommit: context.publish) { _, revision in
+            var document = validated
+            document.revision = revision
+            return document
+        }
+        return response(outcome, context)
+    }
+
+    private static func patch(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let id = try admit(request, context, mediaType: "application/json-patch+json")
+        let preconditions = try RequestReading.preconditions(request)
+        let patch: JSONPatch
+        do {
+            patch = try JSONPatch(json: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
+        } catch let error as JSONPatchError {
+            throw .badRequest(error.description)
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .badRequest("\(error)")
+        }
+        let repository = context.repository
+        let outcome = try repository.write(id, preconditions: preconditions, onCommit: context.publish) { current, revision throws(ServiceError) in
+            guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
+            let patched: JSONValue
+            do throws(JSONPatchError) {
+                patched = try patch.apply(to: current.jsonValue)
+            } catch {
+                throw .conflict(error)
+            }
+            return try repository.makeDocument(from: patched, listID: id, revision: revision)
+        }
+        return response(outcome, context)
+    }
+
+    private static func delete(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let id = try admit(request, context, mediaType: nil)
+        let preconditions = try RequestReading.preconditions(request)
+        _ = try context.repository.delete(id, preconditions: preconditions, onCommit: { context.hub.publish(list: id, .deleted) })
+        context.diffBodies.removeAll { $0.list == id }
+        return HTTPResponse(status: 204)
+    }
+
+    /// `{"id","revision","diff"}`: 201 on create (with `Location`), else 200.
+    private static func response(_ outcome: WriteOutcome, _ context: ServiceContext) -> HTTPResponse {
+        var body = JSONObject()
+        body["id"] = .string(outcome.document.id)
+        body["revision"] = .number(JSONNumber(outcome.document.revision))
+        body["diff"] = outcome.diff.jsonValue
+        var headers: HTTPHeaders = ["ETag": "\"\(outcome.document.revision)\"", "Cache-Control": "no-store"]
+        if outcome.created { headers["Location"] = "/v1/lists/\(outcome.document.id)" }
+        return Responses.json(outcome.created ? 201 : 200, .object(body), headers: headers)
+    }
+}
+
+extension ServiceContext {
+    /// Tells the list's watchers about a committed revision (called under the list's write lock, so in order).
+    func publish(_ outcome: WriteOutcome) {
+        guard outcome.changed else { return }
+        _ = rememberDiff(of: outcome)
+        hub.publish(list: outcome.document.id, .revision(outcome))
+    }
+}

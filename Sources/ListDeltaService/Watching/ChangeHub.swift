@@ -1,0 +1,104 @@
+import Synchronization
+
+/// What watchers of a list are told.
+enum ListEvent: Sendable {
+    /// A new revision was committed.
+    case revision(WriteOutcome)
+    /// The list was deleted.
+    case deleted
+    /// The server is shutting down.
+    case shutdown
+}
+
+/// The watchers of lists: parked long polls (told once, then forgotten) and event streams (told every event).
+///
+/// `publish` is called under the list's write lock, so every watcher sees a list's events in revision order.
+final class ChangeHub: Sendable {
+    typealias Watcher = @Sendable (ListEvent) -> Void
+
+    private struct State {
+        var polls: [String: [Int: Watcher]] = [:]
+        var streams: [String: [Int: Watcher]] = [:]
+        /// The newest revision published for each list since start-up.
+        var published: [String: Int] = [:]
+        var nextToken = 0
+        var isShuttingDown = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Parks a poll on `list` that holds revision `from`; `nil` when a newer revision was already published (the
+    /// caller answers at once) or the server is shutting down. Returns the token to `unpark` it.
+    func park(list: String, from: Int, _ watcher: @escaping Watcher) -> Int? {
+        state.withLock { state in
+            guard !state.isShuttingDown, (state.published[list] ?? from) <= from else { return nil }
+            state.nextToken += 1
+            state.polls[list, default: [:]][state.nextToken] = watcher
+            return state.nextToken
+        }
+    }
+
+    /// Removes a parked poll; `true` when it was still parked (so the caller owns its answer).
+    func unpark(list: String, token: Int) -> Bool {
+        state.withLock { state in
+            let removed = state.polls[list]?.removeValue(forKey: token) != nil
+            if state.polls[list]?.isEmpty == true { state.polls[list] = nil }
+            return removed
+        }
+    }
+
+    /// Adds an event stream on `list`; `nil` while shutting down.
+    func subscribe(list: String, _ watcher: @escaping Watcher) -> Int? {
+        state.withLock { state in
+            guard !state.isShuttingDown else { return nil }
+            state.nextToken += 1
+            state.streams[list, default: [:]][state.nextToken] = watcher
+            return state.nextToken
+        }
+    }
+
+    /// Removes an event stream.
+    func unsubscribe(list: String, token: Int) {
+        state.withLock { state in
+            state.streams[list]?[token] = nil
+            if state.streams[list]?.isEmpty == true { state.streams[list] = nil }
+        }
+    }
+
+    /// Tells every watcher of `list`; parked polls are removed, streams stay (a deletion removes them too).
+    func publish(list: String, _ event: ListEvent) {
+        let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
+            if case .revision(let outcome) = event { state.published[list] = outcome.document.revision }
+            let polls = state.polls.removeValue(forKey: list).map { Array($0.values) } ?? []
+            let streams: [Watcher]
+            if case .deleted = event {
+                streams = state.streams.removeValue(forKey: list).map { Array($0.values) } ?? []
+                state.published[list] = nil
+            } else {
+                streams = state.streams[list].map { Array($0.values) } ?? []
+            }
+            return (polls, streams)
+        }
+        for watcher in polls { watcher(event) }
+        for watcher in streams { watcher(event) }
+    }
+
+    /// Tells every watcher that the server stops, and refuses new ones.
+    func shutdown() {
+        let watchers: [Watcher] = state.withLock { state in
+            state.isShuttingDown = true
+            let all = state.polls.values.flatMap(\.values) + state.streams.values.flatMap(\.values)
+            state.polls = [:]
+            state.streams = [:]
+            return all
+        }
+        for watcher in watchers { watcher(.shutdown) }
+    }
+
+    /// Parked polls and open streams, for metrics.
+    var counts: (polls: Int, streams: Int) {
+        state.withLock { state in
+            (state.polls.values.reduce(0) { $0 + $1.count }, state.streams.values.reduce(0) { $0 + $1.count })
+        }
+    }
+}

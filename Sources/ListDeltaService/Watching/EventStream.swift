@@ -1,0 +1,148 @@
+import Dispatch
+import HTTPServer
+import ListDeltaCore
+import Synchronization
+
+/// One Server-Sent Events client of a list: catches it up, then sends one `diff` event per revision.
+///
+/// Every step runs on the stream's own serial queue, so events go out in order and each is computed from the
+/// revision the client last received.
+final class EventStream: Sendable {
+    private let listID: String
+    private let stream: HTTPStream
+    private let context: ServiceContext
+    private let queue: DispatchQueue
+    private let lastSent: Mutex<Int>
+    private let ended = Mutex(false)
+    private let token = Mutex<Int?>(nil)
+
+    init(listID: String, from: Int, stream: HTTPStream, context: ServiceContext) {
+        self.listID = listID
+        self.stream = stream
+        self.context = context
+        self.lastSent = Mutex(from)
+        self.queue = DispatchQueue(label: "listdelta.events.\(listID)")
+    }
+
+    /// Subscribes, then catches the client up to the current revision and starts the keep-alive comments.
+    func start() {
+        let token = context.hub.subscribe(list: listID) { [self] event in
+            queue.async { self.handle(event) }
+        }
+        guard let token else {
+            end()
+            return
+        }
+        self.token.withLock { $0 = token }
+        queue.async { [self] in
+            do {
+                let current = try context.repository.live(listID)
+                catchUp(to: current)
+            } catch {
+                reset(current: 0)
+            }
+        }
+        scheduleHeartbeat()
+    }
+
+    /// A comment line every `heartbeatSeconds` keeps proxies and clients from closing a quiet stream.
+    private func scheduleHeartbeat() {
+        queue.asyncAfter(deadline: .now() + context.configuration.heartbeatSeconds) { [self] in
+            guard !ended.withLock({ $0 }) else { return }
+            if stream.write(Array(": keep-alive\n\n".utf8)) { scheduleHeartbeat() } else { end() }
+        }
+    }
+
+    /// Stops everything (the client went away or the stream ended).
+    func end() {
+        if let token = token.withLock({ token -> Int? in defer { token = nil }; return token }) {
+            context.hub.unsubscribe(list: listID, token: token)
+        }
+        let wasEnded = ended.withLock { ended in defer { ended = true }; return ended }
+        if !wasEnded { stream.finish() }
+    }
+
+    private func handle(_ event: ListEvent) {
+        switch event {
+        case .revision(let outcome):
+            let sent = lastSent.withLock { $0 }
+            guard outcome.document.revision > sent else { return }
+            if outcome.previous.revision == sent {
+                send(context.rememberDiff(of: outcome).plain, to: outcome.document.revision)
+            } else {
+                do {
+                    catchUp(to: try context.repository.live(listID))
+                } catch {
+                    reset(current: 0)
+                }
+            }
+        case .deleted:
+            reset(current: 0)
+        case .shutdown:
+            end()
+        }
+    }
+
+    private func catchUp(to list: LiveList) {
+        let sent = lastSent.withLock { $0 }
+        guard list.head.revision != sent else { return }
+        guard context.repository.isServable(sent, head: list.head), sent <= list.head.revision else {
+            reset(current: list.head.revision)
+            return
+        }
+        do {
+            let rendered = try context.renderedDiff(list, from: sent, to: list.head.revision, format: .batch)
+            send(rendered.plain, to: list.head.revision)
+        } catch {
+            reset(current: list.head.revision)
+        }
+    }
+
+    private func send(_ diff: [UInt8], to revision: Int) {
+        var event = Array("event: diff\nid: \(revision)\ndata: ".utf8)
+        event += diff
+        event += Array("\n\n".utf8)
+        lastSent.withLock { $0 = revision }
+        if !stream.write(event) { end() }
+    }
+
+    /// `event: reset` with the current revision, then the end of the stream.
+    private func reset(current: Int) {
+        _ = stream.write(Array("event: reset\ndata: {\"current\":\(current)}\n\n".utf8))
+        end()
+    }
+}
+
+/// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
+struct EventRoutes {
+    let context: ServiceContext
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.GET, "/v1/lists/{id}/events") { request, responder in
+            context.async {
+                let from: Int
+                let id: String
+                do throws(ServiceError) {
+                    id = try RequestReading.listID(request)
+                    if let header = request.headers["Last-Event-ID"] {
+                        from = try RequestReading.integer(String(header.trimmingSpaces()), name: "Last-Event-ID", maximum: Int(Int32.max))
+                    } else {
+                        from = try RequestReading.integer(request, "from") ?? 0
+                    }
+                    _ = try context.repository.live(id)
+                } catch {
+                    responder.respond(Responses.problem(error))
+                    return
+                }
+                let headers: HTTPHeaders = [
+                    "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                ]
+                guard let stream = responder.startStream(status: 200, headers: headers) else { return }
+                let events = EventStream(listID: id, from: from, stream: stream, context: context)
+                responder.onClose { events.end() }
+                events.start()
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import GRDB
+
+extension ListStore {
+    /// The schema history. Never edit a registered migration; add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // Ids compare by UTF-8 bytes (BINARY collation), so paging order is byte order.
+            try db.create(table: HeadRecord.databaseTableName) { t in
+                t.primaryKey("id", .text).collate(.binary)
+                t.column("revision", .integer).notNull()
+                t.column("is_deleted", .boolean).notNull()
+                t.column("oldest_revision", .integer).notNull()
+                t.column("first_revision", .integer).notNull()
+                t.column("checkpoint_revision", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("section_count", .integer).notNull()
+                t.column("item_count", .integer).notNull()
+                t.column("delta_bytes_since_checkpoint", .integer).notNull()
+                t.column("checkpoint_bytes", .integer).notNull()
+            }
+            // Paging over live lists skips tombstones through this partial index.
+            try db.execute(sql: "CREATE INDEX list_head_live ON list_head(id) WHERE is_deleted = 0")
+
+            // Small columns first, blobs last, so checkpoint lookups never touch blob overflow pages.
+            try db.create(table: RevisionRecord.databaseTableName) { t in
+                t.column("list_id", .text).notNull().collate(.binary)
+                    .references(HeadRecord.databaseTableName, onDelete: .cascade)
+                t.column("revision", .integer).notNull()
+                t.column("is_checkpoint", .boolean).notNull()
+                t.column("delta", .blob)
+                t.column("snapshot", .blob)
+                t.primaryKey(["list_id", "revision"])
+            }
+        }
+        return migrator
+    }
+}

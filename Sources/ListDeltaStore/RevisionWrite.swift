@@ -1,0 +1,52 @@
+/// One revision to append with ``ListStore/append(_:)``.
+public struct RevisionWrite: Sendable {
+    /// The list identifier. Must not be empty.
+    public var listID: String
+
+    /// The revision the writer based its change on.
+    ///
+    /// `nil` creates the list (it must be absent or deleted). Otherwise it must equal the current revision of a live
+    /// list, or the append throws ``StoreError/conflict(current:)``.
+    public var expectedRevision: Int?
+
+    /// The list kind, stored in the head for the list index.
+    public var kind: String
+
+    /// The number of sections after this revision. Must not be negative.
+    public var sectionCount: Int
+
+    /// The number of items after this revision. Must not be negative.
+    public var itemCount: Int
+
+    /// The change from the previous revision.
+    ///
+    /// Must be `nil` for the first revision of an incarnation (a create) and non-`nil` otherwise.
+    public var delta: [UInt8]?
+
+    /// A full checkpoint of the list at this revision, or `nil`.
+    ///
+    /// Required for the first revision of an incarnation. A non-`nil` snapshot resets
+    /// ``ListHead/deltaBytesSinceCheckpoint`` to 0.
+    public var snapshot: [UInt8]?
+
+    /// Creates a revision write.
+    ///
+    /// - Parameters: One per stored property, see each property.
+    public init(
+        listID: String,
+        expectedRevision: Int?,
+        kind: String,
+        sectionCount: Int,
+        itemCount: Int,
+        delta: [UInt8]?,
+        snapshot: [UInt8]?
+    ) {
+        self.listID = listID
+        self.expectedRevision = expectedRevision
+        self.kind = kind
+        self.sectionCount = sectionCount
+        self.itemCount = itemCount
+        self.delta = delta
+        self.snapshot = snapshot
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import ListDeltaService
+import Logging
+import Metrics
+import Prometheus
+
+/// `listdelta`: the ListDelta service.
+@main
+struct ListDeltaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listdelta",
+        abstract: "Holds sectioned lists, keeps their revisions and serves the updates between any two.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// `listdelta serve`.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve API v1.",
+        discussion: """
+            Settings come from the configuration file (Config/listdelta.json when it exists, or --config), then \
+            the environment (\(ServiceConfiguration.environmentNames.joined(separator: ", "))), then these flags.
+            """
+    )
+
+    @Option(help: "A JSON configuration file (default: Config/listdelta.json when present).")
+    var config: String?
+
+    @Option(help: "The address to bind (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The TCP port, 0 for any free one (default 8080).")
+    var port: Int?
+
+    @Option(help: "The data directory holding the SQLite database (default ./data).")
+    var data: String?
+
+    @Option(help: "Revisions kept per list (default 1000).")
+    var retention: Int?
+
+    @Option(help: "The longest long poll in seconds (default 60).")
+    var maxWait: Int?
+
+    @Option(help: "A bearer token accepted for writes; repeat for several.")
+    var writeToken: [String] = []
+
+    @Flag(help: "Allow writes without a token on a non-loopback address.")
+    var allowAnonymousWrites = false
+
+    func run() throws {
+        let settings = try loadConfiguration()
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "listdelta")
+        do {
+            let app = try ListDeltaApp(configuration: settings, logger: logger, registry: registry)
+            app.installSignalHandlers()
+            try app.start()
+            app.waitUntilStopped()
+            logger.info("stopped")
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    private func loadConfiguration() throws -> ServiceConfiguration {
+        var settings = ServiceConfiguration()
+        do {
+            let path = config ?? "Config/listdelta.json"
+            if config != nil || FileManager.default.fileExists(atPath: path) {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ConfigurationError("cannot read the configuration file \(path)")
+                }
+                try settings.apply(fileContents: Array(data), name: path)
+            }
+            try settings.apply(environment: ProcessInfo.processInfo.environment)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        if let host { settings.host = host }
+        if let port { settings.port = port }
+        if let data { settings.dataDirectory = data }
+        if let retention { settings.retention = retention }
+        if let maxWait { settings.maxWaitSeconds = maxWait }
+        if !writeToken.isEmpty { settings.writeTokens = writeToken }
+        if allowAnonymousWrites { settings.allowAnonymousWrites = true }
+        do {
+            try settings.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return settings
+    }
+}

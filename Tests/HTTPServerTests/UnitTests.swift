@@ -1,0 +1,92 @@
+import Testing
+@testable import HTTPServer
+
+@Suite struct AcceptEncodingTests {
+    @Test(arguments: [
+        ("gzip", true), ("gzip;q=0", false), ("*", true), ("*;q=0", false), ("identity", false),
+        ("br, gzip;q=0.5", true), ("gzip;q=0, *", false), ("*;q=0.1, identity", true), ("", false),
+        ("deflate, GZIP ; q=0.001", true),
+    ])
+    func parses(header: String, expected: Bool) {
+        #expect(AcceptEncoding.allowsGzip(header) == expected)
+    }
+}
+
+@Suite struct PercentDecodingTests {
+    @Test func decodesAndRejects() {
+        #expect(PercentDecoding.decode("a%20b") == "a b")
+        #expect(PercentDecoding.decode("caf%C3%A9") == "café")
+        #expect(PercentDecoding.decode("%zz") == nil)
+        #expect(PercentDecoding.decode("%4") == nil)
+        #expect(PercentDecoding.decode("a%00b") == nil)
+        #expect(PercentDecoding.decode("%FF") == nil)
+    }
+
+    @Test func parsesQuery() {
+        let q = PercentDecoding.parseQuery("a=1&b=x+y&a=2&c=%26&flag")
+        #expect(q == ["a": "2", "b": "x y", "c": "&", "flag": ""])
+        #expect(PercentDecoding.parseQuery("a=%G1") == nil)
+    }
+}
+
+@Suite struct ProblemDetailsTests {
+    @Test func encodesEscaped() {
+        let p = ProblemDetails(status: 409, title: "Conflict", detail: "a \"b\"\n\\", extra: ["pointer": "/a", "current": 5])
+        #expect(String(decoding: p.jsonBytes, as: UTF8.self)
+            == #"{"type":"about:blank","title":"Conflict","status":409,"detail":"a \"b\"\n\\","current":5,"pointer":"/a"}"#)
+        #expect(p.response().headers["content-type"] == "application/problem+json")
+    }
+}
+
+@Suite struct HeadersTests {
+    @Test func caseInsensitiveOrdered() {
+        var h: HTTPHeaders = ["Content-Type": "a"]
+        h.add("X-A", "1")
+        h.add("x-a", "2")
+        #expect(h["CONTENT-TYPE"] == "a")
+        #expect(h["x-A"] == "1")
+        h["X-A"] = "3"
+        #expect(h.count == 2)
+        #expect(h.map(\.value) == ["a", "3"])
+        h["content-type"] = nil
+        #expect(h.count == 1)
+    }
+}
+
+@Suite struct RouterTests {
+    func router() -> Router {
+        var r = Router()
+        r.add(.GET, "/v1/lists/{id}") { _, _ in }
+        r.add(.PUT, "/v1/lists/{id}") { _, _ in }
+        r.add(.GET, "/v1/lists/{id}/sections/{index}/items") { _, _ in }
+        return r
+    }
+
+    @Test func resolves() {
+        guard case .matched(_, let pattern, let params) = router().resolve(method: .GET, rawPath: "/v1/lists/a%2Fb/sections/3/items")
+        else { Issue.record("no match"); return }
+        #expect(pattern == "/v1/lists/{id}/sections/{index}/items")
+        #expect(params == ["id": "a/b", "index": "3"])
+    }
+
+    @Test func notAllowedAndNotFoundAndHead() {
+        guard case .methodNotAllowed(_, let allow) = router().resolve(method: .DELETE, rawPath: "/v1/lists/x") else {
+            Issue.record("expected 405"); return
+        }
+        #expect(allow == ["GET", "HEAD", "PUT"])
+        guard case .notFound = router().resolve(method: .GET, rawPath: "/v2") else { Issue.record("expected 404"); return }
+        guard case .matched = router().resolve(method: .HEAD, rawPath: "/v1/lists/x") else { Issue.record("HEAD"); return }
+        guard case .badRequest = router().resolve(method: .GET, rawPath: "/v1/lists/%00") else { Issue.record("400"); return }
+    }
+}
+
+@Suite struct GzipTests {
+    @Test func roundTripAndBomb() throws {
+        let input = Array(repeating: Array("hello list delta ".utf8), count: 200).flatMap { $0 }
+        let z = try Gzip.compress(input)
+        #expect(z.count < input.count)
+        #expect(try Gzip.inflate(z, limit: 1 << 20) == input)
+        #expect(throws: GzipError.tooLarge(limit: 100)) { try Gzip.inflate(z, limit: 100) }
+        #expect(throws: GzipError.corruptData) { try Gzip.inflate([1, 2, 3, 4], limit: 100) }
+    }
+}
