@@ -16,8 +16,11 @@ COPY Package.swift ./
 RUN swift package resolve
 COPY Sources Sources
 COPY Config Config
+# Copy out the binary and the resource bundles (*.resources) it loads from beside itself.
 RUN swift build -c release --product listdelta --static-swift-stdlib \
-    && install -D -m 0755 "$(swift build -c release --show-bin-path)/listdelta" /out/listdelta
+    && bin="$(swift build -c release --show-bin-path)" \
+    && install -D -m 0755 "$bin/listdelta" /out/listdelta \
+    && find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /out/ \;
 
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
@@ -29,7 +32,7 @@ RUN apt-get update \
     && useradd --system --uid 10001 --gid listdelta --home-dir /app --no-create-home --shell /usr/sbin/nologin listdelta \
     && mkdir -p /data \
     && chown listdelta:listdelta /data
-COPY --from=build /out/listdelta /usr/local/bin/listdelta
+COPY --from=build /out/ /usr/local/bin/
 COPY Config /app/Config
 WORKDIR /app
 VOLUME /data

@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.copy("Web")],
             swiftSettings: swiftSettings
         ),
 

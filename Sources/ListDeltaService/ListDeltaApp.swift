@@ -39,6 +39,7 @@ public final class ListDeltaApp: Sendable {
         DiffRoutes(context: context).register(in: &router)
         EventRoutes(context: context).register(in: &router)
         OperationalRoutes(context: context, registry: registry).register(in: &router)
+        StaticRoutes(webRoot: configuration.webRoot).register(in: &router)
 
         var http = HTTPServerConfiguration()
         http.host = configuration.host

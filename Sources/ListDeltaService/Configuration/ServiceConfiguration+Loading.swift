@@ -63,7 +63,7 @@ extension ServiceConfiguration {
         bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),
         int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds), int("eventLoops", \.eventLoops),
         int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
-        int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel),
+        int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel), string("webRoot", \.webRoot),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.

