@@ -73,7 +73,8 @@ let package = Package(
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService",
+                "ListDeltaCore", "ListDeltaService", "ListDeltaStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -28,8 +28,8 @@ public struct JSONPatch: Sendable, Equatable {
     /// `document` with every operation applied in order; on any failure nothing is applied (the input is a value).
     /// - Throws: `JSONPatchError.operationFailed` naming the first operation that cannot be applied.
     /// - Complexity: O(*d* + *a*) per operation for path depth *d* and the length *a* of an array it changes.
-    public func apply(to document: JSONValue) throws(JSONPatchError) -> JSONValue {
-        var result = document
+    public func apply(to document: consuming JSONValue) throws(JSONPatchError) -> JSONValue {
+        var result = consume document
         for (index, operation) in operations.enumerated() {
             do {
                 try result.apply(operation)

@@ -82,59 +82,65 @@ extension JSONValue {
             return
         }
         let rest = tokens.dropFirst()
-        switch self {
-        case .object(var object):
-            guard let position = object.index(of: token) else { throw PatchStepFailure("no member \"\(token)\"") }
-            self = .null
+        // Containers are taken out of `self` before they change, so they are uniquely referenced and change in
+        // place: switching over `self` would hold a second reference and copy a 100,000-element array per step.
+        if var object = takeObject() {
             defer { self = .object(object) }
+            guard let position = object.index(of: token) else { throw PatchStepFailure("no member \"\(token)\"") }
             try object.modifyValue(at: position) { child throws(PatchStepFailure) in try child.descend(rest, leaf: leaf, body) }
-        case .array(var array):
+        } else if var array = takeArray() {
+            defer { self = .array(array) }
             guard let index = Self.arrayIndex(token, count: array.count, allowEnd: false) else {
                 throw PatchStepFailure("no element \"\(token)\"")
             }
-            self = .null
-            defer { self = .array(array) }
             try array[index].descend(rest, leaf: leaf, body)
-        default:
+        } else {
             throw PatchStepFailure("\"\(token)\" is inside a \(typeName), not a container")
         }
     }
 
+    /// The object payload, leaving `null` behind; `nil` (and `self` unchanged) for other kinds.
+    private mutating func takeObject() -> JSONObject? {
+        guard case .object(let object) = self else { return nil }
+        self = .null
+        return object
+    }
+
+    /// The array payload, leaving `null` behind; `nil` (and `self` unchanged) for other kinds.
+    private mutating func takeArray() -> [JSONValue]? {
+        guard case .array(let array) = self else { return nil }
+        self = .null
+        return array
+    }
+
     private mutating func setChild(_ token: String, to value: JSONValue, inserting: Bool) throws(PatchStepFailure) {
-        switch self {
-        case .object(var object):
-            self = .null
+        if var object = takeObject() {
             object[token] = value
             self = .object(object)
-        case .array(var array):
+        } else if var array = takeArray() {
+            defer { self = .array(array) }
             guard let index = Self.arrayIndex(token, count: array.count, allowEnd: inserting) else {
                 throw PatchStepFailure("array index \"\(token)\" is out of range")
             }
-            self = .null
             if inserting { array.insert(value, at: index) } else { array[index] = value }
-            self = .array(array)
-        default:
+        } else {
             throw PatchStepFailure("the parent is a \(typeName), not a container")
         }
     }
 
     private mutating func removeChild(_ token: String) throws(PatchStepFailure) -> JSONValue {
-        switch self {
-        case .object(var object):
+        if var object = takeObject() {
+            defer { self = .object(object) }
             guard let existing = object[token] else { throw PatchStepFailure("no member \"\(token)\"") }
-            self = .null
             object[token] = nil
-            self = .object(object)
             return existing
-        case .array(var array):
+        } else if var array = takeArray() {
+            defer { self = .array(array) }
             guard let index = Self.arrayIndex(token, count: array.count, allowEnd: false) else {
                 throw PatchStepFailure("array index \"\(token)\" is out of range")
             }
-            self = .null
-            let removed = array.remove(at: index)
-            self = .array(array)
-            return removed
-        default:
+            return array.remove(at: index)
+        } else {
             throw PatchStepFailure("the parent is a \(typeName), not a container")
         }
     }

@@ -78,8 +78,8 @@ private struct ReplicaBatch {
     /// Old sections that leave their place (deleted or moved).
     var sectionLeaves: [Bool]
     var sectionDeleted: [Bool]
-    /// The items each old section keeps in place, in old order.
-    var remaining: [[ListItem]]
+    /// For each old section with removals, the indexes that leave it (deleted or moved), ascending.
+    var removed: [Int: [Int]] = [:]
     /// Items taken out to move, by old path.
     var moving: [ItemPath: ListItem] = [:]
 
@@ -87,7 +87,6 @@ private struct ReplicaBatch {
         self.old = old
         sectionLeaves = Array(repeating: false, count: old.count)
         sectionDeleted = Array(repeating: false, count: old.count)
-        remaining = old.map(\.items)
     }
 
     mutating func removeSections(_ deleted: [Int], moving moved: [Int]) throws(DiffApplicationError) {
@@ -120,9 +119,7 @@ private struct ReplicaBatch {
             }
             if isMove { moving[path] = old[path.section].items[path.item] }
         }
-        for (section, indexes) in removed {
-            remaining[section] = old[section].items.enumerated().filter { !indexes.contains($0.offset) }.map(\.element)
-        }
+        self.removed = removed.mapValues { $0.sorted() }
     }
 
     /// Step 2: the new sections, each either inserted (whole) or an old one (by index, items not yet placed).
@@ -166,26 +163,45 @@ private struct ReplicaBatch {
                 guard arrivals[index] == nil else { throw DiffApplicationError("items arrive in inserted section \(index)") }
                 result.append(whole)
             case .old(let oldIndex):
-                let incoming = arrivals[index] ?? []
-                let kept = remaining[oldIndex]
-                if incoming.isEmpty {
-                    // Nothing arrives: the kept items are the section (shared storage, no copy).
-                    result.append(ListSection(header: old[oldIndex].header, items: kept))
-                    continue
-                }
-                var slots = [ListItem?](repeating: nil, count: kept.count + incoming.count)
-                for (at, item) in incoming {
-                    guard slots.indices.contains(at), slots[at] == nil else {
-                        throw DiffApplicationError("item target [\(index), \(at)] is out of range or taken twice")
-                    }
-                    slots[at] = item
-                }
-                var keptIterator = kept.makeIterator()
-                for slot in slots.indices where slots[slot] == nil { slots[slot] = keptIterator.next() }
-                result.append(ListSection(header: old[oldIndex].header, items: slots.map { $0! }))
+                result.append(ListSection(header: old[oldIndex].header, items: try merge(oldIndex, arrivals[index] ?? [], section: index)))
             }
         }
         return result
+    }
+}
+
+extension ReplicaBatch {
+    /// One pass over an old section: its items less the removed ones fill the places the arrivals leave free.
+    /// Shares the old storage when nothing arrives or leaves.
+    /// - Complexity: O(*m* + *a* log *a*) for *m* old items and *a* arrivals.
+    fileprivate func merge(_ oldIndex: Int, _ arrivals: [(Int, ListItem)], section: Int) throws(DiffApplicationError) -> [ListItem] {
+        let oldItems = old[oldIndex].items
+        let leaving = removed[oldIndex] ?? []
+        if arrivals.isEmpty && leaving.isEmpty { return oldItems }
+        let incoming = arrivals.sorted { $0.0 < $1.0 }
+        let total = oldItems.count - leaving.count + incoming.count
+        for (offset, arrival) in incoming.enumerated() where arrival.0 >= total || (offset > 0 && incoming[offset - 1].0 == arrival.0) {
+            throw DiffApplicationError("item target [\(section), \(arrival.0)] is out of range or taken twice")
+        }
+        var items: [ListItem] = []
+        items.reserveCapacity(total)
+        var nextArrival = 0
+        var nextLeaving = 0
+        var source = 0
+        for position in 0..<total {
+            if nextArrival < incoming.count, incoming[nextArrival].0 == position {
+                items.append(incoming[nextArrival].1)
+                nextArrival += 1
+                continue
+            }
+            while nextLeaving < leaving.count, leaving[nextLeaving] == source {
+                nextLeaving += 1
+                source += 1
+            }
+            items.append(oldItems[source])
+            source += 1
+        }
+        return items
     }
 }
 

@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import ListDeltaCore
+import ListDeltaService
+import ListDeltaStore
+import Logging
+
+/// `listdelta-bench service`: the service's own figures, through real HTTP on loopback.
+struct ServiceBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Times writes and diffs of a large list through the service, and measures disk per revision."
+    )
+
+    @Option(help: "Items in the list.")
+    var items = 100_000
+
+    @Option(help: "Revisions written for the disk figure (10 edits each).")
+    var revisions = 1_000
+
+    @Option(help: "Timed requests per latency figure (median printed).")
+    var runs = 9
+
+    func run() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listdelta-bench-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var settings = ServiceConfiguration()
+        settings.port = 0
+        settings.dataDirectory = directory
+        settings.retention = revisions + 200
+        settings.maxBodyBytes = 64 << 20
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let app = try ListDeltaApp(configuration: settings, logger: logger, registry: nil)
+        try app.start()
+        defer {
+            app.shutdown()
+            app.waitUntilStopped()
+        }
+        let client = BenchHTTPClient(port: app.port)
+        var editor = ListEditor(count: items)
+        let json = ["Content-Type": "application/json"]
+        let created = try client.request("PUT", "/v1/lists/bench", headers: json, body: editor.body())
+        guard created.status == 201 else { throw ValidationError("create failed: \(created.status)") }
+        let snapshotBytes = try diskBytes(directory)
+
+        let put = try median {
+            editor.edit(10)
+            let response = try client.request("PUT", "/v1/lists/bench", headers: json, body: editor.body())
+            guard response.status == 200 else { throw ValidationError("PUT failed: \(response.status)") }
+        }
+        print("service put_10_of_\(items)_ms=\(format(put)) command=\"listdelta-bench service --items \(items)\"")
+
+        let patchHeaders = ["Content-Type": "application/json-patch+json"]
+        let patch = try median {
+            let response = try client.request("PATCH", "/v1/lists/bench", headers: patchHeaders, body: editor.patch(10))
+            guard response.status == 200 else { throw ValidationError("PATCH failed: \(response.status) \(String(decoding: response.body, as: UTF8.self))") }
+        }
+        print("service patch_10_of_\(items)_ms=\(format(patch))")
+
+        // Enough revisions for diffs across 100 of them, then the disk figure.
+        var written = 1 + 2 * runs + 2
+        while written < revisions {
+            let response = try client.request("PATCH", "/v1/lists/bench", headers: patchHeaders, body: editor.patch(10))
+            guard response.status == 200 else { throw ValidationError("PATCH failed: \(response.status)") }
+            written += 1
+        }
+        let current = written
+        var pair = 0
+        let diff = try median {
+            // A different pair each run, so every request is computed (nothing cached).
+            pair += 1
+            let to = current - pair
+            let response = try client.request("GET", "/v1/lists/bench/diff?from=\(to - 100)&to=\(to)")
+            guard response.status == 200 else { throw ValidationError("diff failed: \(response.status)") }
+        }
+        print("service diff_across_100_revisions_of_\(items)_ms=\(format(diff))")
+
+        let totalBytes = try diskBytes(directory)
+        let ratio = Double(totalBytes) / Double(snapshotBytes)
+        print("service revisions=\(written) edits_per_revision=10 disk_bytes=\(totalBytes) one_snapshot_bytes=\(snapshotBytes) ratio=\(format(ratio)) bytes_per_revision=\((totalBytes - snapshotBytes) / max(1, written - 1))")
+    }
+
+    private func median(_ body: () throws -> Void) throws -> Double {
+        try body()
+        var samples: [Double] = []
+        for _ in 0..<runs {
+            let start = ContinuousClock.now
+            try body()
+            let elapsed = ContinuousClock.now - start
+            samples.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+        }
+        return samples.sorted()[samples.count / 2]
+    }
+
+    /// The database's size after folding its write-ahead log in (what the revisions really cost on disk).
+    private func diskBytes(_ directory: String) throws -> Int {
+        let store = try ListStore(configuration: StoreConfiguration(directory: directory))
+        try store.checkpointWAL()
+        return try store.databaseSizeBytes()
+    }
+}
+
+/// A large list and random edits of it, as whole documents (PUT) or JSON Patches (PATCH).
+struct ListEditor {
+    private var ids: [Int]
+    private var models: [Int: Int] = [:]
+    private var nextID: Int
+    private var generator = BenchGenerator(seed: 7)
+
+    init(count: Int) {
+        ids = Array(0..<count)
+        nextID = count
+    }
+
+    private func item(_ id: Int) -> String {
+        "{\"id\":\"item-\(id)\",\"type\":\"Text\",\"model\":{\"text\":\"item \(id)\",\"v\":\(models[id] ?? 0)}}"
+    }
+
+    func body() -> [UInt8] {
+        Array(("{\"kind\":\"array\",\"title\":\"Bench\",\"items\":[" + ids.map(item).joined(separator: ",") + "]}").utf8)
+    }
+
+    /// `count` edits: a quarter content updates, moves, deletes and inserts.
+    mutating func edit(_ count: Int) {
+        for step in 0..<count {
+            switch step % 4 {
+            case 0: models[ids[Int.random(in: ids.indices, using: &generator)], default: 0] += 1
+            case 1:
+                let id = ids.remove(at: Int.random(in: ids.indices, using: &generator))
+                ids.insert(id, at: Int.random(in: 0...ids.count, using: &generator))
+            case 2: ids.remove(at: Int.random(in: ids.indices, using: &generator))
+            default:
+                nextID += 1
+                ids.insert(nextID, at: Int.random(in: 0...ids.count, using: &generator))
+            }
+        }
+    }
+
+    /// `count` edits as a JSON Patch against the current list, applied to this editor's copy too.
+    mutating func patch(_ count: Int) -> [UInt8] {
+        var operations: [String] = []
+        for step in 0..<count {
+            switch step % 4 {
+            case 0:
+                let index = Int.random(in: ids.indices, using: &generator)
+                models[ids[index], default: 0] += 1
+                operations.append("{\"op\":\"replace\",\"path\":\"/sections/0/items/\(index)/model/v\",\"value\":\(models[ids[index]]!)}")
+            case 1:
+                let from = Int.random(in: ids.indices, using: &generator)
+                let id = ids.remove(at: from)
+                let to = Int.random(in: 0...ids.count, using: &generator)
+                ids.insert(id, at: to)
+                operations.append("{\"op\":\"move\",\"from\":\"/sections/0/items/\(from)\",\"path\":\"/sections/0/items/\(to)\"}")
+            case 2:
+                let index = Int.random(in: ids.indices, using: &generator)
+                ids.remove(at: index)
+                operations.append("{\"op\":\"remove\",\"path\":\"/sections/0/items/\(index)\"}")
+            default:
+                nextID += 1
+                let index = Int.random(in: 0...ids.count, using: &generator)
+                ids.insert(nextID, at: index)
+                operations.append("{\"op\":\"add\",\"path\":\"/sections/0/items/\(index)\",\"value\":\(item(nextID))}")
+            }
+        }
+        return Array(("[" + operations.joined(separator: ",") + "]").utf8)
+    }
+}
