@@ -29,7 +29,9 @@ extension EventLoop {
             return context.send(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
         }
         guard let method else {
-            return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response())
+            // libevent does not read the body of TRACE or CONNECT: close the connection, so bytes a client sent
+            // after the head can never be taken for a next request.
+            return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response(headers: ["Connection": "close"]))
         }
         if uri.utf8.count > config.maxURILength {
             return context.send(ProblemDetails(status: 414, detail: "The request target exceeds \(config.maxURILength) bytes.").response())

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Fuzz/fuzz-*.swift, each compiled together with ListDeltaCore's sources so the
+# whole core is instrumented, with -sanitize=fuzzer,address) and runs each for a bounded time: first on its
+# regression inputs (every crash ever found), then fuzzing from its seed corpus.
+#   bash scripts/fuzz.sh [seconds per target, default 30]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+out=.build-fuzz
+mkdir -p "$out"
+mapfile -t core < <(find Sources/ListDeltaCore -name '*.swift' | sort)
+status=0
+for target in document patch; do
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" \
+    "${core[@]}" "Fuzz/fuzz-$target.swift" -o "$out/fuzz-$target" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+  work="$(mktemp -d)"
+  cp Fuzz/Corpus/"$target"/* "$work"/
+  regressions=(Fuzz/Regressions/"$target"/crash-* Fuzz/Regressions/"$target"/*.json)
+  if [ -e "${regressions[0]}" ]; then
+    if ! "$out/fuzz-$target" "${regressions[@]}" >"$work.log" 2>&1; then
+      echo "fuzz-$target: a regression input fails"; tail -30 "$work.log"; status=1
+    fi
+  fi
+  # A crash is written to Fuzz/Regressions/<target>/, where it stays as a regression input.
+  if "$out/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+      -artifact_prefix="Fuzz/Regressions/$target/" "$work" >"$work.log" 2>&1; then
+    echo "fuzz-$target: $(grep -Eo '#[0-9]+' "$work.log" | tail -1 | tr -d '#') inputs in ${seconds}s, no crash"
+  else
+    echo "fuzz-$target: CRASH (the input is saved under Fuzz/Regressions/$target/)"; tail -30 "$work.log"; status=1
+  fi
+  rm -rf "$work" "$work.log"
+done
+exit $status
