@@ -4,6 +4,7 @@
 # regression inputs (every crash ever found), then fuzzing from its seed corpus.
 #   bash scripts/fuzz.sh [seconds per target, default 30]
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 out=.build-fuzz
@@ -16,7 +17,7 @@ for target in document patch; do
   work="$(mktemp -d)"
   cp Fuzz/Corpus/"$target"/* "$work"/
   regressions=(Fuzz/Regressions/"$target"/crash-* Fuzz/Regressions/"$target"/*.json)
-  if [ -e "${regressions[0]}" ]; then
+  if [ "${#regressions[@]}" -gt 0 ]; then
     if ! "$out/fuzz-$target" "${regressions[@]}" >"$work.log" 2>&1; then
       echo "fuzz-$target: a regression input fails"; tail -30 "$work.log"; status=1
     fi
