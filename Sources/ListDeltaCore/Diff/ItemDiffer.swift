@@ -108,6 +108,12 @@ struct ItemDiffer {
         return low
     }
 
+    /// Compares content in place: copying the items would retain (and so touch) every model.
+    @inline(__always)
+    private static func contentDiffers(_ new: UnsafePointer<ListItem>, _ old: UnsafePointer<ListItem>) -> Bool {
+        new.pointee.type != old.pointee.type || new.pointee.cell != old.pointee.cell || new.pointee.model != old.pointee.model
+    }
+
     /// Emits the inserts, moves and updates of one surviving section, in new order.
     private mutating func emit(newSection: Int, into changes: inout ItemChanges) {
         let oldSection = Int(matching.newToOld[newSection])
@@ -141,7 +147,7 @@ struct ItemDiffer {
                         if !staying[index] {
                             changes.moved.append(Move(from: ItemPath(section: oldSection, item: fromIndex), to: at))
                         }
-                        if items[index].hasDifferentContent(from: sameSectionItems[fromIndex]) {
+                        if Self.contentDiffers(items.baseAddress! + index, sameSectionItems.baseAddress! + fromIndex) {
                             changes.updated.append(ItemUpdate(at: at, item: items[index]))
                         }
                         continue
@@ -154,7 +160,10 @@ struct ItemDiffer {
                         continue
                     }
                     changes.moved.append(Move(from: ItemPath(section: fromSection, item: fromIndex), to: at))
-                    if items[index].hasDifferentContent(from: old[fromSection].items[fromIndex]) {
+                    let differs = old[fromSection].items.withUnsafeBufferPointer { oldItems in
+                        Self.contentDiffers(items.baseAddress! + index, oldItems.baseAddress! + fromIndex)
+                    }
+                    if differs {
                         changes.updated.append(ItemUpdate(at: at, item: items[index]))
                     }
                 }
