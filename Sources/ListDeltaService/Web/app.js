@@ -1,0 +1,517 @@
+// The live page: lists the lists, follows one through client.js and animates its changes (FLIP).
+// Every piece of data reaches the DOM through textContent or attributes, never through innerHTML.
+import { ListFollower, diffSize } from "./client.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const mode = params.get("mode") === "events" ? "events" : "poll";
+const reduceMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+};
+
+const api = (path) => `/v1/lists${path}`;
+
+// ---------------------------------------------------------------------------
+// The lists on the left, refreshed every few seconds.
+
+const state = { listID: null, follower: null, lists: [], resets: [] };
+
+async function refreshLists() {
+  try {
+    const res = await fetch(api("?limit=200"), { cache: "no-store" });
+    if (!res.ok) return;
+    const body = await res.json();
+    state.lists = body.lists ?? [];
+    renderLists(body.next != null);
+  } catch {
+    /* the next refresh tries again */
+  }
+}
+
+function renderLists(more) {
+  const ul = $("lists");
+  const rows = state.lists.map((l) => {
+    const a = el("a", { href: `/?list=${encodeURIComponent(l.id)}`, class: "list-link" },
+      el("span", { class: "list-id", text: l.id }),
+      el("span", { class: "list-meta", text: `r${l.revision} · ${l.sections} sec · ${l.items} items` }));
+    a.addEventListener("click", (e) => {
+      if (e.metaKey || e.ctrlKey || e.shiftKey) return;
+      e.preventDefault();
+      open(l.id, true);
+    });
+    const li = el("li", { "data-list-id": l.id }, a);
+    if (l.id === state.listID) li.classList.add("current");
+    return li;
+  });
+  if (more) rows.push(el("li", { class: "muted", text: "… more lists" }));
+  ul.replaceChildren(...rows);
+  $("lists-empty").hidden = state.lists.length > 0;
+}
+
+// ---------------------------------------------------------------------------
+// Rendering one document, keyed by id, with FLIP animations.
+
+const content = new WeakMap(); // element -> JSON of what it shows, to spot updates
+
+function itemText(item) {
+  const m = item.model;
+  if (m && typeof m === "object" && typeof m.text === "string") return m.text;
+  if (typeof m === "string") return m;
+  if (m === null || m === undefined) return "";
+  return JSON.stringify(m);
+}
+
+function fillItem(li, item) {
+  const sig = JSON.stringify([item.type ?? null, item.cell ?? null, item.model ?? null]);
+  if (content.get(li) === sig) return false;
+  const changed = content.has(li);
+  content.set(li, sig);
+  const meta = [item.cell, item.type].filter(Boolean).join(" · ");
+  const extra = item.model && typeof item.model === "object"
+    ? Object.entries(item.model).filter(([k]) => k !== "text").map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(", ")
+    : "";
+  li.replaceChildren(
+    el("span", { class: "item-text", text: itemText(item) || "(no text)" }),
+    el("span", { class: "item-extra", text: extra }),
+    el("span", { class: "item-id", text: item.id, title: meta }),
+  );
+  return changed;
+}
+
+function fillHeader(sectionEl, section) {
+  const sig = JSON.stringify([section.title ?? null, section.indexTitle ?? null]);
+  if (content.get(sectionEl) === sig) return false;
+  const changed = content.has(sectionEl);
+  content.set(sectionEl, sig);
+  const h = sectionEl.querySelector(":scope > header");
+  h.replaceChildren(
+    el("h2", { text: section.title ?? "(untitled)", class: section.title == null ? "untitled" : "" }),
+    el("span", { class: "index-title", text: section.indexTitle ?? "" }),
+    el("span", { class: "section-id", text: section.id }),
+  );
+  return changed;
+}
+
+function rects(root) {
+  const out = new Map();
+  for (const node of root.querySelectorAll("[data-section-id], [data-item-id]")) {
+    out.set(node, node.getBoundingClientRect());
+  }
+  return out;
+}
+
+function ghost(node, rect) {
+  // Take a leaving element out of the document order (no data-* id any more) and fade it out where it was.
+  node.removeAttribute("data-section-id");
+  node.removeAttribute("data-item-id");
+  for (const inner of node.querySelectorAll("[data-item-id]")) inner.removeAttribute("data-item-id");
+  if (reduceMotion || !rect) return node.remove();
+  const layer = $("ghosts");
+  Object.assign(node.style, {
+    position: "absolute", margin: "0",
+    left: `${rect.left + scrollX}px`, top: `${rect.top + scrollY}px`, width: `${rect.width}px`, height: `${rect.height}px`,
+  });
+  node.classList.add("leaving");
+  layer.append(node);
+  const anim = node.animate([{ opacity: 1, transform: "scale(1)" }, { opacity: 0, transform: "scale(0.92)" }],
+    { duration: 280, easing: "ease-in" });
+  anim.onfinish = () => node.remove();
+}
+
+function flash(node, cls) {
+  node.classList.remove(cls);
+  void node.offsetWidth; // restart the CSS animation
+  node.classList.add(cls);
+}
+
+/** Renders `doc` into #sections, reusing elements by id; `hints` marks what the diff inserted or updated. */
+function render(doc, hints = null) {
+  const root = $("sections");
+  const before = hints && !reduceMotion ? rects(root) : new Map();
+  const oldSections = new Map([...root.querySelectorAll(":scope > [data-section-id]")].map((n) => [n.dataset.sectionId, n]));
+  const oldItems = new Map([...root.querySelectorAll("[data-item-id]")].map((n) => [n.dataset.itemId, n]));
+  const usedSections = new Set();
+  const usedItems = new Set();
+  const entering = [];
+  const updated = [];
+
+  doc.sections.forEach((section, s) => {
+    let sEl = oldSections.get(section.id);
+    if (!sEl) {
+      sEl = el("section", { class: "section", "data-section-id": section.id }, el("header"), el("ul", { class: "items" }));
+      entering.push(sEl);
+    }
+    usedSections.add(sEl);
+    sEl.id = `section-${s}`;
+    if (fillHeader(sEl, section)) updated.push(sEl.querySelector(":scope > header"));
+    if (root.children[s] !== sEl) root.insertBefore(sEl, root.children[s] ?? null);
+    const ul = sEl.querySelector(":scope > ul");
+    (section.items ?? []).forEach((item, i) => {
+      let li = oldItems.get(item.id);
+      if (!li) {
+        li = el("li", { class: "item", "data-item-id": item.id });
+        entering.push(li);
+      }
+      usedItems.add(li);
+      if (fillItem(li, item)) updated.push(li);
+      if (ul.children[i] !== li) ul.insertBefore(li, ul.children[i] ?? null);
+    });
+    ul.classList.toggle("empty", (section.items ?? []).length === 0);
+  });
+  // Whatever was not reused leaves: items first (those of leaving sections go with their section).
+  for (const [, li] of oldItems) if (!usedItems.has(li) && li.isConnected) ghost(li, before.get(li));
+  for (const [, sEl] of oldSections) if (!usedSections.has(sEl)) ghost(sEl, before.get(sEl));
+  // Sections that hold leftovers past the document's end (should not happen) are trimmed.
+  for (const sEl of root.querySelectorAll(":scope > [data-section-id]")) {
+    const ul = sEl.querySelector(":scope > ul");
+    for (const li of [...ul.children]) if (!usedItems.has(li)) li.remove();
+  }
+
+  renderIndex(doc);
+  $("section-count").textContent = String(doc.sections.length);
+  $("item-count").textContent = String(doc.sections.reduce((n, s) => n + (s.items ?? []).length, 0));
+  if (!hints || reduceMotion) return;
+
+  // FLIP: every element that stayed plays from where it was to where it is; items net of their section's motion.
+  const delta = new Map();
+  for (const [node, old] of before) {
+    if (!node.isConnected || node.closest("#ghosts")) continue;
+    const now = node.getBoundingClientRect();
+    delta.set(node, [old.left - now.left, old.top - now.top]);
+  }
+  for (const [node, [dx, dy]] of delta) {
+    let x = dx, y = dy;
+    if (node.dataset.itemId !== undefined) {
+      const parent = delta.get(node.closest("[data-section-id]"));
+      if (parent) { x -= parent[0]; y -= parent[1]; }
+    }
+    if (Math.abs(x) < 0.5 && Math.abs(y) < 0.5) continue;
+    node.animate([{ transform: `translate(${x}px, ${y}px)` }, { transform: "translate(0, 0)" }],
+      { duration: 320, easing: "cubic-bezier(.2,.7,.2,1)" });
+    if (node.dataset.itemId !== undefined && hints.moved.has(node.dataset.itemId)) flash(node, "moved");
+  }
+  for (const node of entering) {
+    node.animate([{ opacity: 0, transform: "scale(0.96)" }, { opacity: 1, transform: "scale(1)" }],
+      { duration: 260, easing: "ease-out" });
+    flash(node, "inserted");
+  }
+  for (const node of updated) flash(node, "updated");
+}
+
+function renderIndex(doc) {
+  const nav = $("section-index");
+  const links = [];
+  doc.sections.forEach((section, s) => {
+    if (section.indexTitle == null || section.indexTitle === "") return;
+    links.push(el("a", {
+      href: `#section-${s}`, text: section.indexTitle, title: section.title ?? section.id,
+      onclick: (e) => {
+        e.preventDefault();
+        $(`section-${s}`)?.scrollIntoView({ behavior: reduceMotion ? "auto" : "smooth", block: "start" });
+      },
+    }));
+  });
+  nav.replaceChildren(...links);
+  nav.hidden = links.length === 0;
+}
+
+// ---------------------------------------------------------------------------
+// The target client.js drives. It collects what a batch does, then renders the new document at endUpdates.
+
+function pageTarget(getFollower) {
+  let hints = null;
+  return {
+    reset(doc) {
+      render(doc, null);
+      showRevision(doc.revision, null);
+    },
+    beginUpdates() { hints = { moved: new Set() }; },
+    deleteSections() {},
+    insertSections() {},
+    moveSection() {},
+    deleteItems() {},
+    insertItems() {},
+    moveItem() {},
+    endUpdates() {
+      const f = getFollower();
+      for (const m of f.lastDiff?.items?.moved ?? []) {
+        const item = f.document.sections[m.to[0]]?.items[m.to[1]];
+        if (item) hints.moved.add(item.id);
+      }
+      render(f.document, hints);
+    },
+    updateSectionHeaders() { render(getFollower().document, hints); },
+    reconfigureItems() { render(getFollower().document, hints); },
+  };
+}
+
+function showRevision(revision, diff) {
+  const r = $("revision");
+  r.textContent = revision == null ? "–" : String(revision);
+  r.setAttribute("data-revision", revision == null ? "" : String(revision));
+  $("diff-size").textContent = diff ? `${diffSize(diff)} ops (r${diff.from}→r${diff.to})` : "–";
+}
+
+function log(text, cls = "") {
+  const ol = $("log");
+  ol.prepend(el("li", { class: cls, text: `${new Date().toLocaleTimeString()}  ${text}` }));
+  while (ol.children.length > 60) ol.lastChild.remove();
+}
+
+function describe(diff) {
+  const parts = [];
+  for (const part of ["sections", "items"]) {
+    for (const k of ["deleted", "inserted", "moved", "updated"]) {
+      const n = diff[part][k].length;
+      if (n) parts.push(`${n} ${part === "sections" ? "section" : "item"}${n > 1 ? "s" : ""} ${k}`);
+    }
+  }
+  return parts.join(", ") || "no visible change";
+}
+
+// ---------------------------------------------------------------------------
+// Opening a list.
+
+function open(id, push) {
+  if (state.follower) state.follower.stop();
+  state.listID = id;
+  if (push) history.pushState({ list: id }, "", `/?list=${encodeURIComponent(id)}${mode === "events" ? "&mode=events" : ""}`);
+  for (const li of $("lists").children) li.classList.toggle("current", li.dataset.listId === id);
+  $("welcome").hidden = true;
+  $("viewer").hidden = false;
+  $("list-title").textContent = id;
+  document.title = `${id} · ListDelta`;
+  $("sections").replaceChildren();
+  $("ghosts").replaceChildren();
+  $("log").replaceChildren();
+  showRevision(null, null);
+  let follower;
+  follower = new ListFollower("", id, pageTarget(() => follower), {
+    mode,
+    onLoad: (doc) => log(`loaded revision ${doc.revision}`),
+    onDiff: (diff) => {
+      showRevision(diff.to, diff);
+      log(`r${diff.from} → r${diff.to}: ${describe(diff)}`);
+    },
+    onReset: (info) => {
+      state.resets.push({ reason: info.reason, detail: info.detail, from: info.from, to: info.document.revision });
+      showRevision(info.document.revision, null);
+      log(`reset (${info.reason}): ${info.detail ?? ""} → revision ${info.document.revision}`, "reset");
+    },
+    onError: (error, ms) => log(`${error.message ?? error}; retrying in ${(ms / 1000).toFixed(1)} s`, "error"),
+    onState: (s) => { $("status").textContent = `${mode === "events" ? "events" : "long poll"} · ${s}`; },
+  });
+  state.follower = follower;
+  follower.start();
+  if (state.paused) follower.pause();
+}
+
+function close() {
+  state.follower?.stop();
+  state.follower = null;
+  state.listID = null;
+  $("viewer").hidden = true;
+  $("welcome").hidden = false;
+  document.title = "ListDelta";
+}
+
+window.addEventListener("popstate", () => {
+  const id = new URLSearchParams(location.search).get("list");
+  if (id) open(id, false); else close();
+});
+
+// ---------------------------------------------------------------------------
+// The panel: random changes written over the API.
+
+const WORDS = ["amber", "brisk", "cobalt", "dune", "ember", "fjord", "glade", "harbor", "iris", "juniper", "kelp",
+  "lumen", "meadow", "nectar", "onyx", "pebble", "quartz", "ripple", "saffron", "tundra", "umber", "velvet", "willow"];
+const pick = (a) => a[Math.floor(Math.random() * a.length)];
+const rnd = (n) => Math.floor(Math.random() * n);
+const token = () => Math.random().toString(36).slice(2, 8);
+const phrase = () => `${pick(WORDS)} ${pick(WORDS)}`;
+const ptr = (...parts) => "/" + parts.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+
+const capitalized = (w) => w[0].toUpperCase() + w.slice(1);
+
+function newItem() {
+  return { id: `i-${token()}`, model: { text: capitalized(phrase()) } };
+}
+function newSection() {
+  const title = capitalized(pick(WORDS));
+  return { id: `s-${token()}`, title, indexTitle: title[0], items: [newItem(), newItem()] };
+}
+
+// Each returns a JSON Patch for `doc` (or null when it does not apply), or {put: document}.
+const actions = {
+  insertItem(doc) {
+    if (!doc.sections.length) return actions.insertSection(doc);
+    const s = rnd(doc.sections.length);
+    return [{ op: "add", path: ptr("sections", s, "items", rnd(doc.sections[s].items.length + 1)), value: newItem() }];
+  },
+  deleteItem(doc) {
+    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length);
+    if (!full.length) return null;
+    const s = pick(full);
+    const i = rnd(doc.sections[s].items.length);
+    return [{ op: "test", path: ptr("sections", s, "items", i, "id"), value: doc.sections[s].items[i].id },
+      { op: "remove", path: ptr("sections", s, "items", i) }];
+  },
+  moveItem(doc) {
+    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length > 1);
+    if (!full.length) return null;
+    const s = pick(full);
+    const n = doc.sections[s].items.length;
+    const i = rnd(n);
+    let j = rnd(n - 1);
+    if (j >= i) j += 1;
+    return [{ op: "move", from: ptr("sections", s, "items", i), path: ptr("sections", s, "items", j) }];
+  },
+  moveAcross(doc) {
+    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length);
+    if (!full.length || doc.sections.length < 2) return null;
+    const s = pick(full);
+    let t = rnd(doc.sections.length - 1);
+    if (t >= s) t += 1;
+    const i = rnd(doc.sections[s].items.length);
+    return [{ op: "move", from: ptr("sections", s, "items", i), path: ptr("sections", t, "items", rnd(doc.sections[t].items.length + 1)) }];
+  },
+  updateItem(doc) {
+    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length);
+    if (!full.length) return null;
+    const s = pick(full);
+    const i = rnd(doc.sections[s].items.length);
+    return [{ op: "replace", path: ptr("sections", s, "items", i, "model"), value: { text: phrase(), edited: token() } }];
+  },
+  renameSection(doc) {
+    if (!doc.sections.length) return null;
+    const s = rnd(doc.sections.length);
+    const title = `${capitalized(pick(WORDS))} ${rnd(100)}`;
+    return [{ op: "replace", path: ptr("sections", s, "title"), value: title },
+      { op: "replace", path: ptr("sections", s, "indexTitle"), value: title[0] }];
+  },
+  moveSection(doc) {
+    const n = doc.sections.length;
+    if (n < 2) return null;
+    const i = rnd(n);
+    let j = rnd(n - 1);
+    if (j >= i) j += 1;
+    return [{ op: "move", from: ptr("sections", i), path: ptr("sections", j) }];
+  },
+  insertSection(doc) {
+    return [{ op: "add", path: ptr("sections", rnd(doc.sections.length + 1)), value: newSection() }];
+  },
+  deleteSection(doc) {
+    if (doc.sections.length < 2) return null;
+    const s = rnd(doc.sections.length);
+    return [{ op: "test", path: ptr("sections", s, "id"), value: doc.sections[s].id },
+      { op: "remove", path: ptr("sections", s) }];
+  },
+  shuffle(doc) {
+    const sections = doc.sections.map((s) => ({ ...s, items: [...s.items] }));
+    const all = sections.flatMap((s) => s.items);
+    for (const s of sections) s.items = [];
+    for (const item of all) if (Math.random() > 0.15) pick(sections).items.push(item);
+    for (const s of sections) s.items.sort(() => Math.random() - 0.5);
+    if (Math.random() < 0.5) sections.push(newSection());
+    return { put: { ...doc, sections } };
+  },
+};
+
+async function write(name) {
+  const id = state.listID;
+  if (!id) return;
+  const res = await fetch(api(`/${encodeURIComponent(id)}`), { cache: "no-store" });
+  if (!res.ok) return log(`could not read ${id}: HTTP ${res.status}`, "error");
+  const doc = await res.json();
+  const change = actions[name](doc);
+  if (!change) return log(`${name}: nothing to do`, "muted");
+  const init = change.put
+    ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(change.put) }
+    : { method: "PATCH", headers: { "Content-Type": "application/json-patch+json" }, body: JSON.stringify(change) };
+  init.headers["If-Match"] = `"${doc.revision}"`;
+  const w = await fetch(api(`/${encodeURIComponent(id)}`), init);
+  if (!w.ok) {
+    const p = await w.json().catch(() => ({}));
+    log(`${name}: HTTP ${w.status} ${p.title ?? ""}`, "error");
+  }
+}
+
+const randomAction = () => pick(["insertItem", "deleteItem", "moveItem", "moveAcross", "updateItem", "renameSection",
+  "moveSection", "insertSection", "deleteSection", "insertItem", "moveAcross"]);
+
+async function onPanel(e) {
+  const button = e.target.closest("button[data-action]");
+  if (!button) return;
+  const name = button.dataset.action;
+  state.busy = name === "burst" ? "Burst" : name;
+  try {
+    if (name === "burst") {
+      for (let k = 0; k < 5; k++) await write(randomAction());
+    } else {
+      await write(name);
+    }
+  } catch (error) {
+    log(`${name}: ${error.message ?? error}`, "error");
+  } finally {
+    state.busy = null;
+  }
+}
+
+let autoTimer = null;
+function toggleAuto(on) {
+  clearInterval(autoTimer);
+  autoTimer = on ? setInterval(() => write(randomAction()), 1000) : null;
+}
+
+async function createDemo() {
+  const id = `demo-${token()}`;
+  const names = ["Inbox", "Today", "Later", "Archive"];
+  const body = {
+    kind: "sections",
+    sections: names.map((title) => ({
+      id: title.toLowerCase(), title, indexTitle: title[0],
+      items: Array.from({ length: 3 + rnd(3) }, newItem),
+    })),
+  };
+  const res = await fetch(api(`/${id}`), {
+    method: "PUT", headers: { "Content-Type": "application/json", "If-None-Match": "*" }, body: JSON.stringify(body),
+  });
+  if (!res.ok) return;
+  await refreshLists();
+  open(id, true);
+}
+
+// ---------------------------------------------------------------------------
+// Start, and a small handle for people and tests.
+
+$("viewer").querySelector(".panel").addEventListener("click", onPanel);
+$("auto").addEventListener("change", (e) => toggleAuto(e.target.checked));
+$("create-demo").addEventListener("click", createDemo);
+
+window.listdelta = {
+  get follower() { return state.follower; },
+  get resets() { return state.resets; },
+  get paused() { return !!state.paused; },
+  /** The panel action being written, or null. */
+  get busy() { return state.busy ?? null; },
+  /** Stops asking the server for changes (aborting the request in flight) until resume(). */
+  pause() { state.paused = true; state.follower?.pause(); },
+  resume() { state.paused = false; state.follower?.resume(); },
+  open: (id) => open(id, true),
+  write,
+};
+
+refreshLists();
+setInterval(refreshLists, 3000);
+const initial = params.get("list");
+if (initial) open(initial, false);

@@ -1,0 +1,259 @@
+"""The live page (/) in headless Chromium: it follows a list through client.js and shows the server's order.
+
+After every write the test waits (bounded) until the page's `data-revision` is the server's revision, then
+asserts that the page's `data-section-id` order and each section's `data-item-id` order, titles and item texts
+equal the server's document.
+"""
+
+import time
+
+import pytest
+
+from browser_support import (
+    browser_errors,
+    check_served_web_files,
+    chrome,
+    page_state,
+    save_screenshot,
+    wait_for,
+)
+from conftest import uid
+
+PAGE_JS = """
+const r = document.querySelectorAll('[data-revision]');
+return {
+  revision: r.length ? r[0].getAttribute('data-revision') : null,
+  nRevision: r.length,
+  sections: [...document.querySelectorAll('[data-section-id]')].map(s => ({
+    id: s.getAttribute('data-section-id'),
+    title: s.querySelector('header h2')?.textContent,
+    indexTitle: s.querySelector('header .index-title')?.textContent,
+    items: [...s.querySelectorAll('[data-item-id]')].map(i => [i.getAttribute('data-item-id'), i.querySelector('.item-text')?.textContent]),
+  })),
+  resets: window.listdelta ? window.listdelta.resets.map(x => x.reason) : null,
+};
+"""
+
+
+def item(iid, text):
+    return {"id": iid, "type": "Text", "model": {"text": text}}
+
+
+def start_document():
+    names = [("inbox", "Inbox"), ("today", "Today"), ("later", "Later"), ("archive", "Archive")]
+    return {
+        "kind": "sections",
+        "cells": {"Text": "TextCell"},
+        "sections": [
+            {"id": sid, "title": title, "indexTitle": title[0],
+             "items": [item(f"{sid}-{k}", f"{title} item {k}") for k in range(4)]}
+            for sid, title in names
+        ],
+    }
+
+
+def expected(server, list_id):
+    doc = server.doc(list_id)
+    secs = []
+    for s in doc["sections"]:
+        secs.append({
+            "id": s["id"],
+            "title": s["title"] if s["title"] is not None else "(untitled)",
+            "indexTitle": s["indexTitle"] or "",
+            "items": [[i["id"], (i.get("model") or {}).get("text") or "(no text)"] for i in s["items"]],
+        })
+    return doc["revision"], secs
+
+
+def sync(driver, server, list_id, what, timeout=10):
+    """Waits until the page shows the server's current document; returns the page state."""
+    deadline = time.monotonic() + timeout
+    last = want = None
+    while time.monotonic() < deadline:
+        rev, secs = expected(server, list_id)
+        want = (str(rev), secs)
+        last = driver.execute_script(PAGE_JS)
+        assert last["nRevision"] == 1, f"exactly one element carries data-revision, found {last['nRevision']}"
+        if (last["revision"], last["sections"]) == want:
+            return last
+        time.sleep(0.05)
+    pytest.fail(
+        f"after {what!r}: the page did not show the server's document in {timeout} s\n"
+        f"server: r{want[0]} {want[1]}\npage:   r{last['revision']} {last['sections']}\n"
+        f"console: {browser_errors(driver)}"
+    )
+
+
+def patch(server, list_id, ops):
+    r = server.patch(list_id, ops)
+    assert r.status_code == 200, (ops, r.status_code, r.text)
+    return r.json()
+
+
+def click(driver, element):
+    """A real click, on an element scrolled to the middle of the window (clear of the sticky bar)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def click_css(driver, selector, tries=5):
+    """Clicks the element `selector` names, finding it again if a refresh replaced it (the list index)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(tries):
+        try:
+            return click(driver, driver.find_element("css selector", selector))
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    pytest.fail(f"{selector} kept going stale")
+
+
+def list_text(driver, list_id):
+    """The text of the list index's entry for `list_id` ("" when absent)."""
+    return driver.execute_script(
+        "const e = [...document.querySelectorAll('[data-list-id]')].find(x => x.dataset.listId === arguments[0]);"
+        "return e ? e.textContent : ''", list_id)
+
+
+def uncaught(driver):
+    return [m for m in browser_errors(driver) if "Uncaught" in m or "TypeError" in m or "ReferenceError" in m]
+
+
+STEPS = [
+    ("move within a section", [{"op": "move", "from": "/sections/0/items/0", "path": "/sections/0/items/3"}]),
+    ("move across sections", [{"op": "move", "from": "/sections/1/items/1", "path": "/sections/2/items/0"}]),
+    ("insert an item", [{"op": "add", "path": "/sections/1/items/1", "value": item("new-1", "Freshly inserted")}]),
+    ("delete an item", [{"op": "remove", "path": "/sections/3/items/2"}]),
+    ("rename a section", [{"op": "replace", "path": "/sections/2/title", "value": "Someday"},
+                          {"op": "replace", "path": "/sections/2/indexTitle", "value": "S"}]),
+    ("update an item's content", [{"op": "replace", "path": "/sections/0/items/1/model", "value": {"text": "Edited <b>&amp; escaped</b>"}}]),
+    ("move a section", [{"op": "move", "from": "/sections/3", "path": "/sections/0"}]),
+    ("insert a section", [{"op": "add", "path": "/sections/2", "value": {
+        "id": "fresh", "title": "Fresh", "indexTitle": "F", "items": [item("fresh-0", "In a new section")]}}]),
+    ("delete a section", [{"op": "remove", "path": "/sections/4"}]),
+    ("everything at once", [
+        {"op": "move", "from": "/sections/0/items/0", "path": "/sections/1/items/0"},
+        {"op": "move", "from": "/sections/2", "path": "/sections/0"},
+        {"op": "add", "path": "/sections/3/items/0", "value": item("new-2", "Another one")},
+        {"op": "replace", "path": "/sections/1/items/0/model", "value": {"text": "Moved and edited"}},
+        {"op": "replace", "path": "/sections/3/title", "value": None},
+    ]),
+]
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_live_page_follows_every_kind_of_change(make_server, mode):
+    server = make_server(args=["--retention", "3"])
+    check_served_web_files(server)
+    list_id = uid("page")
+    r = server.put(list_id, start_document())
+    assert r.status_code == 201, r.text
+    driver = chrome()
+    try:
+        suffix = "&mode=events" if mode == "events" else ""
+        driver.get(server.url(f"/?list={list_id}{suffix}"))
+        sync(driver, server, list_id, "the first load")
+
+        for what, ops in STEPS:
+            patch(server, list_id, ops)
+            sync(driver, server, list_id, what)
+
+        # A whole-document PUT that reorders sections and items and drops one.
+        doc = server.doc(list_id)
+        doc["sections"].reverse()
+        for s in doc["sections"]:
+            s["items"].reverse()
+        doc["sections"][0]["items"].pop()
+        assert server.put(list_id, doc).status_code == 200
+        sync(driver, server, list_id, "a PUT that reverses everything")
+
+        # Several writes in quick succession, without waiting in between.
+        for k in range(4):
+            patch(server, list_id, [{"op": "add", "path": "/sections/0/items/0", "value": item(f"burst-{k}", f"Burst {k}")}])
+        sync(driver, server, list_id, "four quick writes")
+
+        # Several writes between two polls: the page is paused, two writes land, then one diff covers both.
+        # (Four quick writes may outrun retention 3 and reset already; count the resets from here on.)
+        resets = driver.execute_script(PAGE_JS)["resets"]
+        driver.execute_script("window.listdelta.pause()")
+        patch(server, list_id, [{"op": "move", "from": "/sections/0/items/0", "path": "/sections/1/items/0"}])
+        patch(server, list_id, [{"op": "remove", "path": "/sections/0/items/0"}])
+        driver.execute_script("window.listdelta.resume()")
+        state = sync(driver, server, list_id, "two writes between polls")
+        assert state["resets"] == resets, "two retained revisions must not reset"
+        log = driver.execute_script("return [...document.querySelectorAll('#log li')].map(x => x.textContent)")
+        assert any("→ r" in line for line in log), log
+
+        # The revision the page holds is pruned away (retention 3, five writes): 410 or event: reset, then reset.
+        driver.execute_script("window.listdelta.pause()")
+        held = int(page_state(driver)["revision"])
+        for k in range(5):
+            body = patch(server, list_id, [{"op": "add", "path": f"/sections/{k % 2}/items/0", "value": item(f"pruned-{k}", f"Unseen {k}")}])
+            assert body["revision"] == held + k + 1, "every write makes a revision"
+        assert server.get(f"/v1/lists/{list_id}/diff", params={"from": held}).status_code == 410
+        driver.execute_script("window.listdelta.resume()")
+        state = sync(driver, server, list_id, "a reset after the held revision was pruned")
+        assert state["resets"] == resets + (["gone"] if mode == "poll" else ["event"]), state["resets"]
+
+        # And it keeps following after the reset.
+        patch(server, list_id, [{"op": "move", "from": "/sections/0", "path": "/sections/2"},
+                                {"op": "add", "path": "/sections/0/items/-", "value": item("after-reset", "After the reset")}])
+        sync(driver, server, list_id, "a write after the reset")
+
+        # The revision on show and the last diff's size are displayed.
+        rev = driver.find_element("css selector", "[data-revision]").text
+        assert rev == str(server.doc(list_id)["revision"])
+        assert "ops" in driver.find_element("id", "diff-size").text
+        # No markup from the data: the item text with tags is shown as text.
+        assert driver.execute_script("return document.querySelectorAll('#sections b').length") == 0
+        time.sleep(0.5)  # let the last animation settle for the screenshot
+        save_screenshot(driver, "browser.png" if mode == "poll" else f"browser-{mode}.png")
+        assert uncaught(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_index_opens_lists_and_panel_writes_changes(make_server):
+    server = make_server()
+    check_served_web_files(server)
+    first, second = uid("a-list"), uid("b-list")
+    assert server.put(first, start_document()).status_code == 201
+    assert server.put(second, {"kind": "array", "title": "Fruits", "items": [item("apple", "Apple")]}).status_code == 201
+    driver = chrome()
+    try:
+        driver.get(server.url("/"))
+        link = wait_for(
+            lambda: driver.find_elements("css selector", f'[data-list-id="{second}"] a'), message="the list index")
+        assert "r1 " in list_text(driver, second)
+        click_css(driver, f'[data-list-id="{second}"] a')
+        wait_for(lambda: f"list={second}" in driver.current_url, message="the URL to name the list")
+        sync(driver, server, second, "opening a list from the index")
+
+        click_css(driver, f'[data-list-id="{first}"] a')
+        sync(driver, server, first, "opening another list")
+
+        # Every button of the panel writes a change over the API that the page then shows.
+        buttons = driver.find_elements("css selector", ".panel button[data-action]")
+        names = [b.get_attribute("data-action") for b in buttons]
+        assert {"insertItem", "deleteItem", "moveItem", "moveAcross", "updateItem", "renameSection",
+                "moveSection", "insertSection", "deleteSection", "shuffle"} <= set(names), names
+        for button, name in zip(buttons, names):
+            before = server.doc(first)["revision"]
+            click(driver, button)
+            wait_for(lambda: server.doc(first)["revision"] > before, timeout=10, message=f"the {name} button to write")
+            if name == "burst":
+                wait_for(lambda: "Burst" not in driver.execute_script("return window.listdelta.busy || ''"),
+                         timeout=10, message="the burst to end")
+            sync(driver, server, first, f"the {name} button")
+
+        # The index on the left shows revisions, refreshed periodically.
+        rev = server.doc(first)["revision"]
+        wait_for(lambda: f"r{rev} " in list_text(driver, first),
+                 timeout=8, message="the index to show the new revision")
+        # The section index jumps to sections.
+        letters = [a.text for a in driver.find_elements("css selector", "#section-index a")]
+        want_letters = [s["indexTitle"] for s in server.doc(first)["sections"] if s["indexTitle"]]
+        assert letters == want_letters
+        assert uncaught(driver) == []
+    finally:
+        driver.quit()
