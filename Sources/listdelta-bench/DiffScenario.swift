@@ -10,7 +10,7 @@ struct DiffScenario {
 
     /// Builds scenario `name` at `count` items, reproducibly from `seed`.
     static func make(_ name: String, count: Int, seed: UInt64) -> DiffScenario {
-        var generator = BenchGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var next = count
         func freshItem() -> ListItem {
             next += 1
@@ -78,18 +78,5 @@ struct DiffScenario {
     /// The item ids in document order, the input of the standard library's differ.
     static func ids(_ document: ListDocument) -> [String] {
         document.sections.flatMap { $0.items.map(\.id) }
-    }
-}
-
-/// SplitMix64, so every run builds the same inputs.
-struct BenchGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

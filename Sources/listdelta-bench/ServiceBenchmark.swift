@@ -107,7 +107,7 @@ struct ListEditor {
     private var ids: [Int]
     private var models: [Int: Int] = [:]
     private var nextID: Int
-    private var generator = BenchGenerator(seed: 7)
+    private var generator = SplitMix64(seed: 7)
 
     init(count: Int) {
         ids = Array(0..<count)

@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func fullShuffleMovesTheLISComplement() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let ids = (0..<300).map(String.init)
         let a = flat(ids)
         let b = flat(ids.shuffled(using: &generator), revision: 2)

@@ -2,11 +2,11 @@
 
 /// Random documents and random edits of them, for replay tests.
 struct RandomDocuments {
-    var generator: SeededGenerator
+    var generator: SplitMix64
     private var nextID = 0
 
     init(seed: UInt64) {
-        generator = SeededGenerator(seed: seed)
+        generator = SplitMix64(seed: seed)
     }
 
     mutating func freshID(_ prefix: String) -> String {
@@ -42,7 +42,7 @@ struct RandomDocuments {
     mutating func edit(_ document: ListDocument, intensity: Double = 0.3) -> ListDocument {
         var result = document
         result.revision += 1
-        let chance = { (rng: inout SeededGenerator) in Double.random(in: 0..<1, using: &rng) < intensity }
+        let chance = { (rng: inout SplitMix64) in Double.random(in: 0..<1, using: &rng) < intensity }
         // Section deletes, renames, inserts.
         result.sections.removeAll { _ in chance(&generator) && chance(&generator) }
         for index in result.sections.indices where chance(&generator) {
