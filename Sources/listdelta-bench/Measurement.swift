@@ -1,3 +1,5 @@
+import Foundation
+
 /// Times a closure: one warm-up run, then the median of `runs` timed runs, in milliseconds.
 func medianMilliseconds(runs: Int, _ body: () -> Void) -> Double {
     body()
@@ -17,10 +19,10 @@ func onceMilliseconds(_ body: () -> Void) -> Double {
     return Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
 }
 
-/// A figure with two decimals.
+/// A figure with two decimals, or four significant digits below 1 (so small ratios do not print as 0.0).
 func format(_ value: Double) -> String {
-    let scaled = (value * 100).rounded() / 100
-    return String(scaled)
+    if value != 0, abs(value) < 1 { return String(format: "%.4g", value) }
+    return String(format: "%.2f", value)
 }
 
 /// Keeps the optimiser from discarding a result.
