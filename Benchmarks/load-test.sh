@@ -5,7 +5,9 @@
 #     long-pollers (Benchmarks/lua/poll.lua: diff?from=<latest seen>&wait=5), writers (lua/write.lua: PUT),
 #     readers (lua/read.lua: documents, old revisions, diffs with an explicit `to`).
 #     Prints throughput and p50/p99 latency per class, and the server's VmRSS and open fds before and after.
-#  2. $PARKED (default 10000) parked long polls on one list woken by one write (Benchmarks/parked-polls.py):
+#  2. $PARKED (default 10000) parked long polls on one list woken by one write (Benchmarks/parked-polls.py, the
+#     polls spread over 2 client processes: one asyncio process is itself too slow to read 10000 answers), first on
+#     the server that ran the mixed load, then on a freshly started one;
 #     prints `parked polls=<N> answered=<n> all_answered_ms=<t> rss_mb=<m>`.
 #
 # Env: LISTDELTA_BIN (default .build/release/listdelta, built if missing), DURATION, PARKED, POLL_CONNS (default

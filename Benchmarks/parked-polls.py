@@ -180,6 +180,8 @@ def main():
     ap.add_argument("--deadline", type=float, default=90)
     ap.add_argument("--gauge", type=int, default=0, help="parked polls to wait for (default --polls)")
     ap.add_argument("--no-write", action="store_true", help="do not write; another client wakes the polls")
+    ap.add_argument("--procs", type=int, default=2,
+                    help="client processes sharing the polls (one asyncio process is itself too slow for 10000)")
     a = ap.parse_args()
     a.polls = max(1, min(a.polls, 50000))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -192,7 +194,52 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < want:
         print(f"warning: fd limit {soft} < {want}", file=sys.stderr)
+    if a.procs > 1 and not a.no_write:
+        sys.exit(run_split(a))
     sys.exit(asyncio.run(main_async(a)))
+
+
+def run_split(a):
+    """Runs the polls in a.procs processes: helpers park theirs and only wait; this one writes once all are parked."""
+    import subprocess
+    procs = max(1, min(a.procs, 16))
+    share = a.polls // procs
+    helpers = []
+    for k in range(procs - 1):
+        cmd = [sys.executable, __file__, "--port", str(a.port), "--pid", str(a.pid), "--list", a.list,
+               "--polls", str(share), "--gauge", str(a.polls), "--no-write", "--procs", "1", "--deadline", str(a.deadline)]
+        helpers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
+    own = a.polls - share * (procs - 1)
+    cmd = [sys.executable, __file__, "--port", str(a.port), "--pid", str(a.pid), "--list", a.list,
+           "--polls", str(own), "--gauge", str(a.polls), "--procs", "1", "--deadline", str(a.deadline)]
+    env = dict(os.environ, PARKED_PAUSE=os.environ.get("PARKED_PAUSE", "1"))
+    outs = []
+    try:
+        writer = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=a.deadline + 90)
+        outs.append(writer.stdout)
+        for h in helpers:
+            outs.append(h.communicate(timeout=a.deadline + 90)[0])
+    finally:
+        for h in helpers:
+            if h.poll() is None:
+                h.kill()
+    sent, last, answered, rss = None, None, 0, None
+    for k, out in enumerate(outs):
+        for line in out.splitlines():
+            print(f"  [client {k}] {line}")
+            if line.startswith("monotonic clock"):
+                nums = [float(x) for x in line.replace("/", " ").replace(";", " ").split() if x[0].isdigit()]
+                last = max(last or 0, nums[1])
+                if k == 0:
+                    sent = nums[2]
+            if line.startswith("parked polls="):
+                f = dict(x.split("=") for x in line.split()[1:])
+                answered += int(f["answered"])
+                if k == 0:
+                    rss = f["rss_mb"]
+    t_all = (last - sent) * 1000 if sent is not None and last is not None else -1
+    print(f"parked polls={a.polls} answered={answered} all_answered_ms={t_all:.0f} rss_mb={rss}", flush=True)
+    return 0 if answered == a.polls else 1
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var timeoutSeconds = 30
     /// Event-loop threads. The default is 2.
     public var eventLoops = 2
-    /// Memory for cached documents and diffs, in bytes. The default is 256 MiB.
-    public var cacheBytes = 256 << 20
+    /// Memory for cached documents and diffs, in bytes. The default is 64 MiB.
+    public var cacheBytes = 64 << 20
     /// The most sections in a list. The default is 10,000.
     public var maxSections = 10_000
     /// The most items in a list. The default is 250,000.

@@ -71,22 +71,19 @@ struct DiffRoutes {
         let id = diff.list.head.id
         let token = context.hub.park(list: id, from: diff.from) { event in
             switch event {
-            case .revision(let outcome):
+            case .revision(let outcome, let batch):
+                let woken = DiffRequest(list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0)
+                if outcome.previous.revision == diff.from, diff.format == .batch {
+                    // The common case, and the one that fans out to thousands: the bytes rendered once at publish.
+                    responder.respond(respond(batch, woken, request))
+                    return
+                }
                 context.async {
-                    let woken = DiffRequest(list: LiveList(head: diff.list.head, document: diff.list.document), from: diff.from,
-                                            to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0)
-                    if outcome.previous.revision == diff.from {
-                        let rendered = diff.format == .batch
-                            ? context.rememberDiff(of: outcome)
-                            : ServiceContext.render(outcome.diff, from: outcome.previous, to: outcome.document, format: .jsonPatch)
-                        responder.respond(respond(rendered, woken, request))
-                    } else {
-                        responder.respond(ServiceContext.answer { () throws(ServiceError) in
-                            let current = try context.repository.live(id)
-                            let fresh = DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0)
-                            return try answer(fresh, request, context)
-                        })
-                    }
+                    responder.respond(ServiceContext.answer { () throws(ServiceError) in
+                        let current = try context.repository.live(id)
+                        let fresh = DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0)
+                        return try answer(fresh, request, context)
+                    })
                 }
             case .deleted:
                 responder.respond(Responses.problem(.notFound("the list \"\(id)\" was deleted")))

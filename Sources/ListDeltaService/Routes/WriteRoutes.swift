@@ -91,7 +91,6 @@ extension ServiceContext {
     /// Tells the list's watchers about a committed revision (called under the list's write lock, so in order).
     func publish(_ outcome: WriteOutcome) {
         guard outcome.changed else { return }
-        _ = rememberDiff(of: outcome)
-        hub.publish(list: outcome.document.id, .revision(outcome))
+        hub.publish(list: outcome.document.id, .revision(outcome, batch: rememberDiff(of: outcome)))
     }
 }

@@ -2,8 +2,8 @@ import Synchronization
 
 /// What watchers of a list are told.
 enum ListEvent: Sendable {
-    /// A new revision was committed.
-    case revision(WriteOutcome)
+    /// A new revision was committed; `batch` is its diff from the previous revision, rendered once for everyone.
+    case revision(WriteOutcome, batch: RenderedBody)
     /// The list was deleted.
     case deleted
     /// The server is shutting down.
@@ -68,7 +68,7 @@ final class ChangeHub: Sendable {
     /// Tells every watcher of `list`; parked polls are removed, streams stay (a deletion removes them too).
     func publish(list: String, _ event: ListEvent) {
         let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
-            if case .revision(let outcome) = event { state.published[list] = outcome.document.revision }
+            if case .revision(let outcome, _) = event { state.published[list] = outcome.document.revision }
             let polls = state.polls.removeValue(forKey: list).map { Array($0.values) } ?? []
             let streams: [Watcher]
             if case .deleted = event {

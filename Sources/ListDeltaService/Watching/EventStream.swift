@@ -64,11 +64,11 @@ final class EventStream: Sendable {
 
     private func handle(_ event: ListEvent) {
         switch event {
-        case .revision(let outcome):
+        case .revision(let outcome, let batch):
             let sent = lastSent.withLock { $0 }
             guard outcome.document.revision > sent else { return }
             if outcome.previous.revision == sent {
-                send(context.rememberDiff(of: outcome).plain, to: outcome.document.revision)
+                send(batch.plain, to: outcome.document.revision)
             } else {
                 do {
                     catchUp(to: try context.repository.live(listID))
