@@ -37,7 +37,7 @@ func echoRouter() -> Router {
             let client = try #require(TestClient(port: server.port))
             let cases: [(String, String, Int)] = [
                 ("GET", "/nope", 404), ("DELETE", "/echo", 405), ("GET", "/items/%zz", 400), ("GET", "/items/a%00", 400),
-                ("TRACE", "/echo", 501), ("GET", "/" + String(repeating: "x", count: 200), 414), ("GET", "/items/1?a=%g", 400),
+                ("GET", "/" + String(repeating: "x", count: 200), 414), ("GET", "/items/1?a=%g", 400),
             ]
             for (method, path, status) in cases {
                 let r = try #require(client.request(method, path))
@@ -46,6 +46,13 @@ func echoRouter() -> Router {
                 #expect(r.text.contains("\"status\":\(status)"))
                 #expect(r.header("connection") == nil)
             }
+            // libevent leaves a TRACE body unread, so the answer closes the connection: no byte after it can be
+            // taken for a request.
+            let tracer = try #require(TestClient(port: server.port))
+            let trace = try #require(tracer.request("TRACE", "/echo"))
+            #expect(trace.status == 501)
+            #expect(trace.header("content-type") == "application/problem+json")
+            #expect(trace.header("connection") == "close")
             let r = try #require(client.request("DELETE", "/echo"))
             #expect(r.header("allow") == "POST")
         }

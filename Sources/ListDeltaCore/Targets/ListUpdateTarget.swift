@@ -53,9 +53,9 @@ extension ListDiff {
     /// `kind` and `cells` are not part of a batch diff; they are kept from `document`.
     /// - Throws: `DiffApplicationError` when the diff does not fit the document (its `counts` or indexes).
     /// - Complexity: O(*n* + *k* log *k*) for *n* items and *k* operations.
-    public func apply(to document: ListDocument) throws(DiffApplicationError) -> ListDocument {
+    public func apply(to document: consuming ListDocument) throws(DiffApplicationError) -> ListDocument {
         try check(against: document)
-        var replica = ReplicaTarget(document: document)
+        var replica = ReplicaTarget(document: consume document)
         try perform(on: &replica)
         replica.document.revision = to
         return replica.document

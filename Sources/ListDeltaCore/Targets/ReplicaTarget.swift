@@ -13,8 +13,8 @@ public struct ReplicaTarget: ListUpdateTarget, Sendable {
     private var insertedItems: [ItemInsertion] = []
     private var movedItems: [Move<ItemPath>] = []
 
-    /// Creates a replica holding `document`.
-    public init(document: ListDocument) {
+    /// Creates a replica holding `document` (pass it with `consume` to let batches change it in place).
+    public init(document: consuming ListDocument) {
         self.document = document
     }
 
@@ -37,11 +37,21 @@ public struct ReplicaTarget: ListUpdateTarget, Sendable {
     /// Performs the batch (steps 1 to 3 of the normative procedure).
     /// - Complexity: O(*n* + *k*) for *n* items and *k* operations.
     public mutating func endUpdates() throws(DiffApplicationError) {
-        var batch = ReplicaBatch(old: document.sections)
-        try batch.removeSections(deletedSections, moving: movedSections.map(\.from))
-        try batch.removeItems(deletedItems, moving: movedItems.map(\.from))
-        let newSections = try batch.placeSections(inserted: insertedSections, moved: movedSections)
-        document.sections = try batch.placeItems(in: newSections, inserted: insertedItems, moved: movedItems)
+        // The batch owns the sections while it works, so a replica that is the only owner of its document changes
+        // its item arrays in place (elements move; nothing is retained or released). Everything is checked
+        // before anything moves; on an error the sections go back untouched.
+        let sections = document.sections
+        document.sections = []
+        var batch = ReplicaBatch(old: sections)
+        do {
+            try batch.removeSections(deletedSections, moving: movedSections.map(\.from))
+            try batch.removeItems(deletedItems, moving: movedItems.map(\.from))
+            let newSections = try batch.placeSections(inserted: insertedSections, moved: movedSections)
+            document.sections = try batch.placeItems(in: newSections, inserted: insertedItems, moved: movedItems)
+        } catch {
+            document.sections = batch.old
+            throw error
+        }
     }
 
     /// Step 4: replaces section headers at new indexes.
@@ -74,7 +84,8 @@ public struct ReplicaTarget: ListUpdateTarget, Sendable {
 
 /// The working state of one replica batch.
 private struct ReplicaBatch {
-    let old: [ListSection]
+    /// The old sections; a section's items are taken out when its new items are placed.
+    var old: [ListSection]
     /// Old sections that leave their place (deleted or moved).
     var sectionLeaves: [Bool]
     var sectionDeleted: [Bool]
@@ -148,22 +159,33 @@ private struct ReplicaBatch {
     }
 
     /// Step 3: fills each surviving section with inserted, moved and remaining items.
-    func placeItems(in sections: [NewSection], inserted: [ItemInsertion], moved: [Move<ItemPath>]) throws(DiffApplicationError) -> [ListSection] {
+    mutating func placeItems(in sections: [NewSection], inserted: [ItemInsertion], moved: [Move<ItemPath>]) throws(DiffApplicationError) -> [ListSection] {
         var arrivals: [Int: [(Int, ListItem)]] = [:]
         for insertion in inserted { arrivals[insertion.at.section, default: []].append((insertion.at.item, insertion.item)) }
         for move in moved {
             guard let item = moving[move.from] else { throw DiffApplicationError("moved item \(move.from) was not taken out") }
             arrivals[move.to.section, default: []].append((move.to.item, item))
         }
+        // Check every section before changing any.
+        var ordered: [Int: [(Int, ListItem)]] = [:]
+        for (index, section) in sections.enumerated() {
+            guard let incoming = arrivals[index] else { continue }
+            guard case .old(let oldIndex) = section else { throw DiffApplicationError("items arrive in inserted section \(index)") }
+            let sorted = incoming.sorted { $0.0 < $1.0 }
+            let total = old[oldIndex].items.count - (removed[oldIndex]?.count ?? 0) + sorted.count
+            for (offset, arrival) in sorted.enumerated() where arrival.0 >= total || (offset > 0 && sorted[offset - 1].0 == arrival.0) {
+                throw DiffApplicationError("item target [\(index), \(arrival.0)] is out of range or taken twice")
+            }
+            ordered[index] = sorted
+        }
         var result: [ListSection] = []
         result.reserveCapacity(sections.count)
         for (index, section) in sections.enumerated() {
             switch section {
             case .inserted(let whole):
-                guard arrivals[index] == nil else { throw DiffApplicationError("items arrive in inserted section \(index)") }
                 result.append(whole)
             case .old(let oldIndex):
-                result.append(ListSection(header: old[oldIndex].header, items: try merge(oldIndex, arrivals[index] ?? [], section: index)))
+                result.append(ListSection(header: old[oldIndex].header, items: takeItems(of: oldIndex, placing: ordered[index] ?? [])))
             }
         }
         return result
@@ -171,38 +193,38 @@ private struct ReplicaBatch {
 }
 
 extension ReplicaBatch {
-    /// One pass over an old section: its items less the removed ones fill the places the arrivals leave free.
-    /// Shares the old storage when nothing arrives or leaves.
-    /// - Complexity: O(*m* + *a* log *a*) for *m* old items and *a* arrivals.
-    fileprivate func merge(_ oldIndex: Int, _ arrivals: [(Int, ListItem)], section: Int) throws(DiffApplicationError) -> [ListItem] {
-        let oldItems = old[oldIndex].items
-        let leaving = removed[oldIndex] ?? []
-        if arrivals.isEmpty && leaving.isEmpty { return oldItems }
-        let incoming = arrivals.sorted { $0.0 < $1.0 }
-        let total = oldItems.count - leaving.count + incoming.count
-        for (offset, arrival) in incoming.enumerated() where arrival.0 >= total || (offset > 0 && incoming[offset - 1].0 == arrival.0) {
-            throw DiffApplicationError("item target [\(section), \(arrival.0)] is out of range or taken twice")
-        }
+    /// Takes an old section's items out, removes those that leave and inserts the arrivals (checked, ascending).
+    /// In place when the batch is their only owner: elements are moved, never copied.
+    /// - Complexity: O(*m* · min(*a*, 32) + *a* log *a*) for *m* items and *a* arrivals.
+    fileprivate mutating func takeItems(of oldIndex: Int, placing arrivals: [(Int, ListItem)]) -> [ListItem] {
         var items: [ListItem] = []
-        items.reserveCapacity(total)
+        swap(&items, &old[oldIndex].items)
+        if let leaving = removed[oldIndex], !leaving.isEmpty {
+            items.removeSubranges(RangeSet(leaving.map { $0..<($0 + 1) }))
+        }
+        if arrivals.count <= Self.insertionsInPlace {
+            for (position, item) in arrivals { items.insert(item, at: position) }
+            return items
+        }
+        // Many arrivals: one merging pass (copies the items) rather than a shift of the array per arrival.
+        var merged: [ListItem] = []
+        merged.reserveCapacity(items.count + arrivals.count)
         var nextArrival = 0
-        var nextLeaving = 0
         var source = 0
-        for position in 0..<total {
-            if nextArrival < incoming.count, incoming[nextArrival].0 == position {
-                items.append(incoming[nextArrival].1)
+        for position in 0..<(items.count + arrivals.count) {
+            if nextArrival < arrivals.count, arrivals[nextArrival].0 == position {
+                merged.append(arrivals[nextArrival].1)
                 nextArrival += 1
-                continue
-            }
-            while nextLeaving < leaving.count, leaving[nextLeaving] == source {
-                nextLeaving += 1
+            } else {
+                merged.append(items[source])
                 source += 1
             }
-            items.append(oldItems[source])
-            source += 1
         }
-        return items
+        return merged
     }
+
+    /// Up to this many arrivals a section's array is shifted in place per arrival; beyond, it is merged anew.
+    private static let insertionsInPlace = 32
 }
 
 /// A section of the new document while a batch is placed.

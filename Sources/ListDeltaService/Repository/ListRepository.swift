@@ -92,7 +92,7 @@ final class ListRepository: Sendable {
             var current = document!
             for row in chain[(startIndex + 1)...] {
                 guard let delta = row.delta else { throw ServiceError.storage("revision \(row.revision) of \(id) has no delta") }
-                current = try RevisionCodec.apply(delta: delta, to: current)
+                current = try RevisionCodec.apply(delta: delta, to: consume current)
                 current.revision = row.revision
             }
             remember(current)

@@ -39,12 +39,12 @@ enum RevisionCodec {
     }
 
     /// Replays a delta on the document of the previous revision.
-    static func apply(delta blob: [UInt8], to document: ListDocument) throws(CorruptRevision) -> ListDocument {
+    static func apply(delta blob: [UInt8], to document: consuming ListDocument) throws(CorruptRevision) -> ListDocument {
         do {
             guard case .object(let object) = try read(blob), let diffJSON = object["diff"] else {
                 throw CorruptRevision(reason: "a delta must be an object with a diff")
             }
-            var next = try ListDiff(json: diffJSON).apply(to: document)
+            var next = try ListDiff(json: diffJSON).apply(to: consume document)
             if case .string(let kind)? = object["kind"], let parsed = ListKind(rawValue: kind) { next.kind = parsed }
             if case .object(let cells)? = object["cells"] {
                 var registry: [String: String] = [:]
