@@ -200,7 +200,21 @@ extension ReplicaBatch {
         var items: [ListItem] = []
         swap(&items, &old[oldIndex].items)
         if let leaving = removed[oldIndex], !leaving.isEmpty {
-            items.removeSubranges(RangeSet(leaving.map { $0..<($0 + 1) }))
+            // Compaction by swaps through the buffer: swaps move elements, where removeSubranges copies them.
+            let kept = items.withUnsafeMutableBufferPointer { buffer -> Int in
+                var write = 0
+                var nextLeaving = 0
+                for read in 0..<buffer.count {
+                    if nextLeaving < leaving.count, leaving[nextLeaving] == read {
+                        nextLeaving += 1
+                        continue
+                    }
+                    if read != write { buffer.swapAt(write, read) }
+                    write += 1
+                }
+                return write
+            }
+            items.removeLast(items.count - kept)
         }
         if arrivals.count <= Self.insertionsInPlace {
             for (position, item) in arrivals { items.insert(item, at: position) }
