@@ -2,17 +2,10 @@
 -- Each wrk thread remembers the latest revision it saw per list (parsed from the diff's "to"), so most
 -- requests park until the next write; a stale revision is answered at once and then caught up.
 -- env: LD_LISTS (default 100), LD_WAIT (default 5)
-local lists = tonumber(os.getenv("LD_LISTS") or "100")
+dofile("Benchmarks/lua/common.lua")
 local wait = tonumber(os.getenv("LD_WAIT") or "5")
 local rev = {}
 local n = 0
-local counter = 0
-
-function setup(thread)
-  counter = counter + 1
-  thread:set("tid", counter)
-end
-
 function init(args)
   n = (tid or 1) * 7919
 end

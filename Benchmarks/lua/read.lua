@@ -1,16 +1,9 @@
 -- Readers: alternately a document (current or ?revision=R) and a batch diff with an explicit `to`
 -- between revisions 1..LD_BASE_REVS that every list has (created by load-test.sh).
 -- env: LD_LISTS (default 100), LD_BASE_REVS (default 5)
-local lists = tonumber(os.getenv("LD_LISTS") or "100")
+dofile("Benchmarks/lua/common.lua")
 local base = tonumber(os.getenv("LD_BASE_REVS") or "5")
 local n = 0
-local counter = 0
-
-function setup(thread)
-  counter = counter + 1
-  thread:set("tid", counter)
-end
-
 function init(args)
   math.randomseed(100 + (tid or 1))
 end

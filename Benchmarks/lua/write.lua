@@ -1,15 +1,8 @@
 -- Writers: PUT /v1/lists/load-<k> with a document of 3 sections x 10 items, one item's model changed
 -- (a counter unique per thread), the item order rotated, so every write makes a revision with a small diff.
 -- env: LD_LISTS (default 100)
-local lists = tonumber(os.getenv("LD_LISTS") or "100")
+dofile("Benchmarks/lua/common.lua")
 local n = 0
-local counter = 0
-
-function setup(thread)
-  counter = counter + 1
-  thread:set("tid", counter)
-end
-
 function init(args)
   n = (tid or 1) * 1000003
   math.randomseed(tid or 1)
