@@ -1,0 +1,35 @@
+import HTTPServer
+
+/// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
+struct EventRoutes {
+    let context: ServiceContext
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.GET, "/v1/lists/{id}/events") { request, responder in
+            context.async {
+                let from: Int
+                let id: String
+                do throws(ServiceError) {
+                    id = try RequestReading.listID(request)
+                    if let header = request.headers["Last-Event-ID"] {
+                        from = try RequestReading.integer(String(header.trimmingSpaces()), name: "Last-Event-ID", maximum: Int(Int32.max))
+                    } else {
+                        from = try RequestReading.integer(request, "from") ?? 0
+                    }
+                    _ = try context.repository.live(id)
+                } catch {
+                    responder.respond(Responses.problem(error))
+                    return
+                }
+                let headers: HTTPHeaders = [
+                    "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                ]
+                guard let stream = responder.startStream(status: 200, headers: headers) else { return }
+                let events = EventStream(listID: id, from: from, stream: stream, context: context)
+                responder.onClose { events.end() }
+                events.start()
+            }
+        }
+    }
+}
