@@ -1,21 +1,21 @@
 import Foundation
 
 /// Times a closure: one warm-up run, then the median of `runs` timed runs, in milliseconds.
-func medianMilliseconds(runs: Int, _ body: () -> Void) -> Double {
-    body()
+func medianMilliseconds<E: Error>(runs: Int, _ body: () throws(E) -> Void) throws(E) -> Double {
+    try body()
     var samples: [Double] = []
-    let clock = ContinuousClock()
     for _ in 0..<runs {
-        let elapsed = clock.measure(body)
-        samples.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+        samples.append(try onceMilliseconds(body))
     }
     samples.sort()
     return samples[samples.count / 2]
 }
 
 /// Milliseconds of one run.
-func onceMilliseconds(_ body: () -> Void) -> Double {
-    let elapsed = ContinuousClock().measure(body)
+func onceMilliseconds<E: Error>(_ body: () throws(E) -> Void) throws(E) -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
 }
 

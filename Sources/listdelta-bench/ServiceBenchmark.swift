@@ -45,7 +45,7 @@ struct ServiceBenchmark: ParsableCommand {
         guard created.status == 201 else { throw ValidationError("create failed: \(created.status)") }
         let snapshotBytes = try diskBytes(directory)
 
-        let put = try median {
+        let put = try medianMilliseconds(runs: runs) {
             editor.edit(10)
             let response = try client.request("PUT", "/v1/lists/bench", headers: json, body: editor.body())
             guard response.status == 200 else { throw ValidationError("PUT failed: \(response.status)") }
@@ -53,7 +53,7 @@ struct ServiceBenchmark: ParsableCommand {
         print("service put_10_of_\(items)_ms=\(format(put)) command=\"listdelta-bench service --items \(items)\"")
 
         let patchHeaders = ["Content-Type": "application/json-patch+json"]
-        let patch = try median {
+        let patch = try medianMilliseconds(runs: runs) {
             let response = try client.request("PATCH", "/v1/lists/bench", headers: patchHeaders, body: editor.patch(10))
             guard response.status == 200 else { throw ValidationError("PATCH failed: \(response.status) \(String(decoding: response.body, as: UTF8.self))") }
         }
@@ -68,7 +68,7 @@ struct ServiceBenchmark: ParsableCommand {
         }
         let current = written
         var pair = 0
-        let diff = try median {
+        let diff = try medianMilliseconds(runs: runs) {
             // A different pair each run, so every request is computed (nothing cached).
             pair += 1
             let to = current - pair
@@ -80,18 +80,6 @@ struct ServiceBenchmark: ParsableCommand {
         let totalBytes = try diskBytes(directory)
         let ratio = Double(totalBytes) / Double(snapshotBytes)
         print("service revisions=\(written) edits_per_revision=10 disk_bytes=\(totalBytes) one_snapshot_bytes=\(snapshotBytes) ratio=\(format(ratio)) bytes_per_revision=\((totalBytes - snapshotBytes) / max(1, written - 1))")
-    }
-
-    private func median(_ body: () throws -> Void) throws -> Double {
-        try body()
-        var samples: [Double] = []
-        for _ in 0..<runs {
-            let start = ContinuousClock.now
-            try body()
-            let elapsed = ContinuousClock.now - start
-            samples.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
-        }
-        return samples.sorted()[samples.count / 2]
     }
 
     /// The database's size after folding its write-ahead log in (what the revisions really cost on disk).

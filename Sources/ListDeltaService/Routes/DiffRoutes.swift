@@ -66,25 +66,28 @@ struct DiffRoutes {
         return Responses.representation(rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: cacheControl, request: request)
     }
 
+    /// The diff from the poll's revision to whatever is current now (or the problem: the list may be gone).
+    private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse {
+        ServiceContext.answer { () throws(ServiceError) in
+            let current = try context.repository.live(diff.list.head.id)
+            let fresh = DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0)
+            return try answer(fresh, request, context)
+        }
+    }
+
     /// Holds the poll until the next write, the list's deletion, shutdown or the wait's end.
     private static func park(_ diff: DiffRequest, _ request: HTTPRequest, _ responder: HTTPResponder, _ context: ServiceContext) {
         let id = diff.list.head.id
         let token = context.hub.park(list: id, from: diff.from) { event in
             switch event {
             case .revision(let outcome, let batch):
-                let woken = DiffRequest(list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0)
                 if outcome.previous.revision == diff.from, diff.format == .batch {
                     // The common case, and the one that fans out to thousands: the bytes rendered once at publish.
+                    let woken = DiffRequest(list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0)
                     responder.respond(respond(batch, woken, request))
                     return
                 }
-                context.async {
-                    responder.respond(ServiceContext.answer { () throws(ServiceError) in
-                        let current = try context.repository.live(id)
-                        let fresh = DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0)
-                        return try answer(fresh, request, context)
-                    })
-                }
+                context.async { responder.respond(answerToCurrent(diff, request, context)) }
             case .deleted:
                 responder.respond(Responses.problem(.notFound("the list \"\(id)\" was deleted")))
             case .shutdown:
@@ -93,10 +96,7 @@ struct DiffRoutes {
         }
         guard let token else {
             // A newer revision was published meanwhile, or the server stops: answer now.
-            responder.respond(ServiceContext.answer { () throws(ServiceError) in
-                let current = try context.repository.live(id)
-                return try answer(DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0), request, context)
-            })
+            responder.respond(answerToCurrent(diff, request, context))
             return
         }
         responder.onClose { _ = context.hub.unpark(list: id, token: token) }
