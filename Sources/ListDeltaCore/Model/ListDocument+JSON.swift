@@ -6,23 +6,35 @@ extension ListDocument {
     /// - Throws: `DiffApplicationError` naming the member that does not fit.
     public init(servedJSON json: JSONValue) throws(DiffApplicationError) {
         let object = try DiffJSON.object(json, "document")
-        guard let kind = ListKind(rawValue: try DiffJSON.string(object["kind"], "kind")) else {
-            throw DiffApplicationError("kind must be array or sections")
-        }
-        var cells: [String: String]?
-        if case .object(let registry)? = object["cells"] {
-            var table: [String: String] = [:]
-            for (type, cell) in registry.entries { table[type] = try DiffJSON.string(cell, "cells.\(type)") }
-            cells = table
-        }
         self.init(
             id: try DiffJSON.string(object["id"], "id"),
-            kind: kind,
+            kind: try Self.kind(servedJSON: object["kind"]),
             revision: try DiffJSON.int(object["revision"], "revision"),
-            cells: cells,
+            cells: try Self.cells(servedJSON: object["cells"]),
             sections: try DiffJSON.array(object["sections"], "sections").map { value throws(DiffApplicationError) in
                 try DiffJSON.section(value)
             }
         )
+    }
+}
+
+extension ListDocument {
+    /// Reads a served `kind` member.
+    /// - Throws: `DiffApplicationError` unless it is `"array"` or `"sections"`.
+    public static func kind(servedJSON value: JSONValue?) throws(DiffApplicationError) -> ListKind {
+        guard let kind = ListKind(rawValue: try DiffJSON.string(value, "kind")) else {
+            throw DiffApplicationError("kind must be array or sections")
+        }
+        return kind
+    }
+
+    /// Reads a served `cells` member: `nil` when absent or null, else the registry.
+    /// - Throws: `DiffApplicationError` when it is not an object of strings.
+    public static func cells(servedJSON value: JSONValue?) throws(DiffApplicationError) -> [String: String]? {
+        guard let value, !value.isNull else { return nil }
+        let registry = try DiffJSON.object(value, "cells")
+        var table: [String: String] = [:]
+        for (type, cell) in registry.entries { table[type] = try DiffJSON.string(cell, "cells.\(type)") }
+        return table
     }
 }

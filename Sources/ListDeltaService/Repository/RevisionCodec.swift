@@ -45,14 +45,8 @@ enum RevisionCodec {
                 throw CorruptRevision(reason: "a delta must be an object with a diff")
             }
             var next = try ListDiff(json: diffJSON).apply(to: consume document)
-            if case .string(let kind)? = object["kind"], let parsed = ListKind(rawValue: kind) { next.kind = parsed }
-            if case .object(let cells)? = object["cells"] {
-                var registry: [String: String] = [:]
-                for (type, cell) in cells.entries { registry[type] = cell.stringValue }
-                next.cells = registry
-            } else {
-                next.cells = nil
-            }
+            next.kind = try ListDocument.kind(servedJSON: object["kind"])
+            next.cells = try ListDocument.cells(servedJSON: object["cells"])
             return next
         } catch let error as CorruptRevision {
             throw error
