@@ -28,12 +28,13 @@ public enum AcceptEncoding {
     }
 }
 
-extension Substring {
-    /// The substring without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> Substring {
-        var s = self[...]
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return s
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional white space).
+    /// - Complexity: O(*n*) in the white space removed.
+    public func trimmingSpaces() -> Substring {
+        var characters = Substring(self)
+        while let first = characters.first, first == " " || first == "\t" { characters.removeFirst() }
+        while let last = characters.last, last == " " || last == "\t" { characters.removeLast() }
+        return characters
     }
 }

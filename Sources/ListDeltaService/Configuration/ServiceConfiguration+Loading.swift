@@ -1,3 +1,4 @@
+import HTTPServer
 import ListDeltaCore
 
 extension ServiceConfiguration {

@@ -137,13 +137,3 @@ enum RequestReading {
         }
     }
 }
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> Substring {
-        var characters = Substring(self)
-        while let first = characters.first, first == " " || first == "\t" { characters.removeFirst() }
-        while let last = characters.last, last == " " || last == "\t" { characters.removeLast() }
-        return characters
-    }
-}
