@@ -14,12 +14,12 @@ struct CORSPolicy: Sendable {
         return allowedOrigins.contains(origin) ? origin : nil
     }
 
-    /// Adds the headers of an actual (non-preflight) response.
-    func apply(origin: String?, to headers: inout HTTPHeaders) {
+    /// Calls `add` with each header of an actual (non-preflight) response, if CORS applies.
+    func forEachResponseHeader(origin: String?, _ add: (String, String) -> Void) {
         guard let allow = allowOrigin(for: origin) else { return }
-        headers["Access-Control-Allow-Origin"] = allow
-        headers["Access-Control-Expose-Headers"] = Self.exposeHeaders
-        if allow != "*" { headers.add("Vary", "Origin") }
+        add("Access-Control-Allow-Origin", allow)
+        add("Access-Control-Expose-Headers", Self.exposeHeaders)
+        if allow != "*" { add("Vary", "Origin") }
     }
 
     /// The 204 answer to a preflight `OPTIONS` request, or `nil` when it is not one (or the origin is refused).

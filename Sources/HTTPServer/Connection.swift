@@ -1,51 +1,153 @@
 import CLibevent
 
-/// One client connection seen by a loop; loop-confined.
+/// One accepted client connection; loop-confined.
 ///
-/// Counted against ``HTTPServerConfiguration/maxConnections`` from its first request until libevent's close
-/// callback, which also reports a disconnect to the request that is parked or streaming on it.
+/// The accept hook (`evhttp_set_bevcb`) creates it with the connection's bufferevent, so it is counted against
+/// ``HTTPServerConfiguration/maxConnections`` from accept until libevent's close callback, whether or not a
+/// request ever arrives. It knows when the request being received began (for the whole-request deadline) and
+/// which request is being answered, and it watches its output for evhttp's own HTML error pages
+/// (see `Connection+ErrorPages.swift`).
+///
+/// Watch states, each costing no callback on the usual path:
+/// - idle: the input watch is on (the first byte of a request starts its deadline), the output watch off;
+/// - receiving: the input watch off, the output watch on (anything written now comes from evhttp itself);
+/// - answering: both off (the output is ours).
 final class Connection {
-    let evcon: OpaquePointer
-    let remoteAddress: String
-    /// Whether it was over the connection limit when first seen (every answer then closes it).
+    unowned let loop: EventLoop
+    let bufferEvent: OpaquePointer
+    /// The `evhttp_connection`, bound right after accept.
+    private(set) var evcon: OpaquePointer?
+    /// Whether it was over the connection limit when accepted (every answer then closes it).
     let overLimit: Bool
     /// The request being answered on this connection (HTTP/1.1 answers one at a time).
     var current: RequestContext?
+    /// When the first byte of the request being received arrived (monotonic ns); `nil` while idle or answering.
+    private(set) var receivingSince: UInt64?
+    private var inputWatch: OpaquePointer?
+    private var outputWatch: OpaquePointer?
+    /// Where evhttp's error page being written starts in the output, if one is (see `Connection+ErrorPages`).
+    var errorPageStart: Int?
+    /// Set while the output is being replaced, so the watch ignores our own writes.
+    var rewritingErrorPage = false
+    private var peer: String?
 
-    init(evcon: OpaquePointer, remoteAddress: String, overLimit: Bool) {
-        self.evcon = evcon
-        self.remoteAddress = remoteAddress
+    init(loop: EventLoop, bufferEvent: OpaquePointer, overLimit: Bool) {
+        self.loop = loop
+        self.bufferEvent = bufferEvent
         self.overLimit = overLimit
     }
-}
 
-extension EventLoop {
-    /// The connection of `req`, registered (counted, close callback set) on first sight.
-    func connection(for req: OpaquePointer) -> Connection? {
-        guard let evcon = evhttp_request_get_connection(req) else { return nil }
-        if let existing = connections[evcon] { return existing }
+    /// The peer as `host:port`.
+    var remoteAddress: String {
+        if let peer { return peer }
         var address: UnsafeMutablePointer<CChar>?
         var port: UInt16 = 0
-        evhttp_connection_get_peer(evcon, &address, &port)
-        let host = address.map { String(cString: $0) } ?? "?"
-        let count = context.connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
-        let connection = Connection(
-            evcon: evcon, remoteAddress: "\(host):\(port)", overLimit: count > context.configuration.maxConnections)
-        connections[evcon] = connection
-        evhttp_connection_set_closecb(evcon, { evcon, arg in
-            guard let evcon, let arg else { return }
-            Unmanaged<EventLoop>.fromOpaque(arg).takeUnretainedValue().connectionClosed(evcon)
-        }, Unmanaged.passUnretained(self).toOpaque())
-        return connection
+        if let evcon { evhttp_connection_get_peer(evcon, &address, &port) }
+        let text = "\(address.map { String(cString: $0) } ?? "?"):\(port)"
+        peer = text
+        return text
     }
 
-    /// libevent's close callback: uncount, and tell a pending request its client is gone.
-    func connectionClosed(_ evcon: OpaquePointer) {
-        guard let connection = connections.removeValue(forKey: evcon) else { return }
-        context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
-        if let request = connection.current {
-            connection.current = nil
+    // MARK: - Lifecycle
+
+    /// Adds the input and output watches (idle state); called by the accept hook.
+    func startWatching() {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        inputWatch = evbuffer_add_cb(bufferevent_get_input(bufferEvent), { _, info, arg in
+            guard let info, info.pointee.n_added > 0, let arg else { return }
+            Unmanaged<Connection>.fromOpaque(arg).takeUnretainedValue().requestBegan()
+        }, me)
+        outputWatch = evbuffer_add_cb(bufferevent_get_output(bufferEvent), { buffer, info, arg in
+            guard let buffer, let info, info.pointee.n_added > 0, let arg else { return }
+            Unmanaged<Connection>.fromOpaque(arg).takeUnretainedValue().outputGrew(buffer, previousLength: info.pointee.orig_size)
+        }, me)
+        setWatches(input: true, output: false)
+    }
+
+    /// Binds the `evhttp_connection` evhttp made around our bufferevent and sets the close callback.
+    func bind(_ evcon: OpaquePointer) {
+        self.evcon = evcon
+        evhttp_connection_set_closecb(evcon, { _, arg in
+            guard let arg else { return }
+            let connection = Unmanaged<Connection>.fromOpaque(arg).takeUnretainedValue()
+            withExtendedLifetime(connection) { connection.closed() }
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Removes the watches; the bufferevent must still be alive.
+    func stopWatching() {
+        if let inputWatch { evbuffer_remove_cb_entry(bufferevent_get_input(bufferEvent), inputWatch) }
+        if let outputWatch { evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch) }
+        inputWatch = nil
+        outputWatch = nil
+    }
+
+    /// libevent's close callback: stop watching, uncount, and tell a pending request its client is gone.
+    private func closed() {
+        stopWatching()
+        receivingSince = nil
+        if let request = current {
+            current = nil
             request.clientClosed()
         }
+        loop.forget(self)
+    }
+
+    // MARK: - Request states
+
+    private func requestBegan() {
+        guard receivingSince == nil, current == nil else { return }
+        receivingSince = Clock.nanoseconds()
+        setWatches(input: false, output: true)
+    }
+
+    /// evhttp read a whole request and hands it to us: its deadline ends and the output is ours.
+    func dispatched() {
+        receivingSince = nil
+        setWatches(input: false, output: false)
+    }
+
+    /// The answer to `current` was handed to evhttp (or its client left): back to idle, or to receiving when the
+    /// next (pipelined) request's bytes are already buffered.
+    func requestFinished() {
+        current = nil
+        if evbuffer_get_length(bufferevent_get_input(bufferEvent)) > 0 {
+            receivingSince = Clock.nanoseconds()
+            setWatches(input: false, output: true)
+        } else {
+            receivingSince = nil
+            setWatches(input: true, output: false)
+        }
+    }
+
+    private func setWatches(input: Bool, output: Bool) {
+        let enabled = UInt32(EVBUFFER_CB_ENABLED)
+        if let inputWatch {
+            let buffer = bufferevent_get_input(bufferEvent)
+            _ = input ? evbuffer_cb_set_flags(buffer, inputWatch, enabled) : evbuffer_cb_clear_flags(buffer, inputWatch, enabled)
+        }
+        if let outputWatch {
+            let buffer = bufferevent_get_output(bufferEvent)
+            _ = output ? evbuffer_cb_set_flags(buffer, outputWatch, enabled) : evbuffer_cb_clear_flags(buffer, outputWatch, enabled)
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Ends a connection whose request did not arrive within the deadline: a best-effort 408 problem, then close.
+    func abandonLateRequest() {
+        guard let evcon else { return }
+        let fd = bufferevent_getfd(bufferEvent)
+        if fd >= 0, evbuffer_get_length(bufferevent_get_output(bufferEvent)) == 0 {
+            let problem = ProblemDetails(
+                status: 408, detail: "The request did not arrive within \(loop.context.configuration.requestTimeoutSeconds) s.")
+            POSIX.sendNow(fd: fd, loop.rawProblemResponse(problem, version: "HTTP/1.1"))
+        }
+        evhttp_connection_free(evcon)  // runs the close callback
+    }
+
+    /// Closes at once (the close callback still runs).
+    func close() {
+        if let evcon { evhttp_connection_free(evcon) }
     }
 }

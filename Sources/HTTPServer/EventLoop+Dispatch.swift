@@ -8,12 +8,13 @@ extension EventLoop {
             evhttp_send_reply(req, 500, "Internal Server Error", nil)
             return
         }
+        connection.dispatched()
         let uri = evhttp_request_get_uri(req).map { String(cString: $0) } ?? "/"
         let headers = Self.readHeaders(req)
         let command = evhttp_request_get_command(req).rawValue
         let method = Self.method(command)
         let methodName = method?.rawValue ?? Self.methodName(command)
-        let pathEnd = uri.firstIndex { $0 == "?" || $0 == "#" } ?? uri.endIndex
+        let pathEnd = uri.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? uri.endIndex
         let rawPath = uri[..<pathEnd]
         let context = RequestContext(
             loop: self, req: req, connection: connection, method: methodName, path: String(rawPath),
@@ -81,14 +82,19 @@ extension EventLoop {
             return context.send(preflight)
         }
         switch self.context.router.resolve(method: method, rawPath: rawPath) {
-        case .matched(let handler, let pattern, let parameters):
+        case .matched(let handler, let pattern, let parameters, let index):
             context.route = pattern
+            context.routeIndex = index
             request.pathParameters = parameters
             context.state.store(RequestContext.State.open.rawValue, ordering: .releasing)
             handler(request, HTTPResponder(context: context))
-            if context.isPending { context.watchForDisconnect() }
-        case .methodNotAllowed(let pattern, let allow):
+            if context.isPending {
+                context.registerPending()
+                context.watchForDisconnect()
+            }
+        case .methodNotAllowed(let pattern, let allow, let index):
             context.route = pattern
+            context.routeIndex = index
             var headers = HTTPHeaders()
             headers["Allow"] = allow.joined(separator: ", ")
             context.send(ProblemDetails(status: 405, detail: "Method \(methodName) is not allowed here.").response(headers: headers))
@@ -101,7 +107,15 @@ extension EventLoop {
 
     private static func readHeaders(_ req: OpaquePointer) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        var node = evhttp_request_get_input_headers(req)?.pointee.tqh_first
+        let first = evhttp_request_get_input_headers(req)?.pointee.tqh_first
+        var count = 0
+        var node = first
+        while let field = node {
+            count += 1
+            node = field.pointee.next.tqe_next
+        }
+        headers.reserveCapacity(count)
+        node = first
         while let field = node {
             headers.add(String(cString: field.pointee.key), String(cString: field.pointee.value))
             node = field.pointee.next.tqe_next

@@ -5,7 +5,8 @@ import Synchronization
 /// One libevent loop thread: an `event_base`, its `evhttp` and its `SO_REUSEPORT` listener.
 ///
 /// Threading rule: `base`, `http` and every `var` below are touched only on the loop thread (or before the thread
-/// starts / after it was joined). Other threads only call ``execute(_:)``, which is guarded by `pending`.
+/// starts / after it was joined). Other threads only call ``execute(_:)``, which is guarded by `pending` and wakes
+/// the loop through a pipe, so libevent itself is never called from two threads and runs without its locks.
 final class EventLoop: @unchecked Sendable {
     let index: Int
     let context: ServerContext
@@ -15,13 +16,21 @@ final class EventLoop: @unchecked Sendable {
     var thread: UInt = 0
 
     private var wakeEvent: OpaquePointer?
+    private let wakePipe: (read: Int32, write: Int32)
+    /// Runs ``bindAccepted()`` in the loop pass of an accept.
+    var bindEvent: OpaquePointer?
+    private var sweepTimer: OpaquePointer?
     private var drainTimer: OpaquePointer?
     private var signalEvents: [OpaquePointer] = []
     private let pending = Mutex<(jobs: [@Sendable () -> Void], stopped: Bool)>(([], false))
     private let loopThread = Atomic<UInt>(0)
 
-    /// Live connections of this loop, keyed by their `evhttp_connection`.
+    /// Live connections of this loop, keyed by their bufferevent.
     var connections: [OpaquePointer: Connection] = [:]
+    /// Connections accepted in this loop pass, not yet bound to their `evhttp_connection`.
+    var accepted: [Connection] = []
+    /// The `Date` header value, formatted once a second.
+    var date = HTTPDateCache()
     /// Requests dispatched and not yet completed or closed.
     var inFlight: [ObjectIdentifier: RequestContext] = [:]
     /// Cached metric handles (bounded: routes × methods × statuses).
@@ -36,17 +45,33 @@ final class EventLoop: @unchecked Sendable {
         defer { event_config_free(config) }
         event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
         guard let base = event_base_new_with_config(config) else { throw .eventLoopCreationFailed }
+        guard let wakePipe = POSIX.makeWakePipe() else {
+            event_base_free(base)
+            throw .eventLoopCreationFailed
+        }
         guard let http = evhttp_new(base) else {
             event_base_free(base)
+            POSIX.close(fd: wakePipe.0)
+            POSIX.close(fd: wakePipe.1)
             throw .eventLoopCreationFailed
         }
         self.base = base
         self.http = http
+        self.wakePipe = wakePipe
         configureHTTP()
         let me = Unmanaged.passUnretained(self).toOpaque()
-        wakeEvent = event_new(base, -1, 0, { _, _, arg in
+        wakeEvent = event_new(base, wakePipe.0, Int16(EV_READ | EV_PERSIST), { _, _, arg in
             Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().runPendingJobs()
         }, me)
+        if let wakeEvent { event_add(wakeEvent, nil) }
+        bindEvent = event_new(base, -1, 0, { _, _, arg in
+            Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().bindAccepted()
+        }, me)
+        sweepTimer = event_new(base, -1, Int16(EV_PERSIST), { _, _, arg in
+            Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().sweepLateRequests()
+        }, me)
+        var second = timeval(tv_sec: 1, tv_usec: 0)
+        if let sweepTimer { event_add(sweepTimer, &second) }
         chunkBuffer = evbuffer_new()
     }
 
@@ -64,23 +89,28 @@ final class EventLoop: @unchecked Sendable {
             guard let req, let arg else { return }
             Unmanaged<EventLoop>.fromOpaque(arg).takeUnretainedValue().handle(req)
         }, Unmanaged.passUnretained(self).toOpaque())
+        evhttp_set_bevcb(http, { base, arg in
+            guard let base, let arg else { return nil }
+            return Unmanaged<EventLoop>.fromOpaque(arg).takeUnretainedValue().accept(base)
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Whether the caller runs on this loop's thread.
     var inLoop: Bool { loopThread.load(ordering: .acquiring) == POSIX.threadID() }
 
-    /// Runs `job` on the loop thread: at once when already there, else queued and woken with `event_active`.
+    /// Runs `job` on the loop thread: at once when already there, else queued and the loop woken through its pipe.
     /// Jobs submitted after the loop stopped are dropped.
     func execute(_ job: @escaping @Sendable () -> Void) {
         if inLoop { job(); return }
         pending.withLock { state in
             guard !state.stopped else { return }
             state.jobs.append(job)
-            if state.jobs.count == 1, let wakeEvent { event_active(wakeEvent, 0, 0) }
+            if state.jobs.count == 1 { POSIX.signalWake(fd: wakePipe.write) }
         }
     }
 
     private func runPendingJobs() {
+        POSIX.drainWake(fd: wakePipe.read)
         let jobs = pending.withLock { state -> [@Sendable () -> Void] in
             let jobs = state.jobs
             state.jobs.removeAll(keepingCapacity: true)
@@ -110,13 +140,19 @@ final class EventLoop: @unchecked Sendable {
             state.jobs.removeAll()
         }
         if let drainTimer { event_free(drainTimer) }
+        if let sweepTimer { event_free(sweepTimer) }
+        for connection in accepted { bufferevent_decref(connection.bufferEvent) }
+        accepted.removeAll()
         for event in signalEvents { event_free(event) }
         signalEvents.removeAll()
         for context in inFlight.values { context.markClosed() }
         inFlight.removeAll()
         evhttp_free(http)  // closes connections; close callbacks run now
         connections.removeAll()
+        if let bindEvent { event_free(bindEvent) }
         if let wakeEvent { event_free(wakeEvent) }
+        POSIX.close(fd: wakePipe.read)
+        POSIX.close(fd: wakePipe.write)
         if let chunkBuffer { evbuffer_free(chunkBuffer) }
         event_base_free(base)
     }
@@ -172,6 +208,20 @@ final class EventLoop: @unchecked Sendable {
         if let drainTimer { event_del(drainTimer) }
         var flush = timeval(tv_sec: 0, tv_usec: 100_000)
         event_base_loopexit(base, &flush)
+    }
+}
+
+extension EventLoop {
+    /// A complete `Connection: close` response carrying `problem`, for answers written past evhttp (its error
+    /// pages, late requests).
+    func rawProblemResponse(_ problem: ProblemDetails, version: String) -> [UInt8] {
+        let body = problem.jsonBytes
+        var head = "\(version) \(problem.status) \(HTTPStatus.reasonPhrase(problem.status))\r\n"
+        head += "Content-Type: application/problem+json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        head += "Date: \(date.current())\r\n"
+        let serverName = context.configuration.serverName
+        if !serverName.isEmpty { head += "Server: \(serverName)\r\n" }
+        return Array((head + "\r\n").utf8) + body
     }
 }
 

@@ -22,7 +22,11 @@ public final class HTTPResponder: Sendable {
     public func respond(_ response: HTTPResponse) -> Bool {
         let context = self.context
         guard context.claim() else { return false }
-        context.loop.execute { context.send(response) }
+        if context.loop.inLoop {
+            context.send(response)
+        } else {
+            context.loop.execute { context.send(response) }
+        }
         return true
     }
 

@@ -55,7 +55,6 @@ public final class HTTPServer: Sendable {
         POSIX.ignoreSIGPIPE()
         try state.withLock { (state: inout State) throws(HTTPServerError) in
             guard !state.started, !context.isShuttingDown else { throw .alreadyStarted }
-            Self.enableThreads()
             var loops: [EventLoop] = []
             var port = configuration.port
             for index in 0..<configuration.eventLoops {
@@ -77,13 +76,6 @@ public final class HTTPServer: Sendable {
         }
         context.logger.info("HTTP server listening on \(configuration.host):\(port) with \(configuration.eventLoops) loops")
     }
-
-    private static let threadsEnabled: Bool = {
-        evthread_use_pthreads()
-        return true
-    }()
-
-    private static func enableThreads() { _ = threadsEnabled }
 
     private static func bind(loop: EventLoop, host: String, port: Int) throws(HTTPServerError) -> OpaquePointer {
         let flags = UInt32(LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC)

@@ -13,8 +13,9 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// The largest request body accepted as sent, in bytes (413 above). The default is 8 MiB.
     ///
-    /// libevent itself is given twice this value as a hard cap, so bodies between the two are read and
-    /// answered with a 413 problem; above the hard cap libevent answers on its own.
+    /// libevent itself is given twice this value (plus 1 KiB) as a hard cap: bodies between the two are read and
+    /// answered with a 413 problem by the server; above the hard cap libevent reads and discards the body and
+    /// refuses it, and its answer is rewritten into the same 413 problem.
     public var maxBodySize = 8 * 1024 * 1024
     /// The largest body after gzip inflation, in bytes (413 above). The default is 8 MiB.
     public var maxInflatedBodySize = 8 * 1024 * 1024
@@ -22,11 +23,20 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxHeadersSize = 16 * 1024
     /// The longest request target, in bytes (414 above). The default is 8 KiB.
     public var maxURILength = 8 * 1024
-    /// Connections served at once; a request on a connection beyond it gets 503 with `Connection: close`.
+    /// Connections open at once, counted from accept. A request on a connection beyond it gets 503 with
+    /// `Connection: close`; beyond ``connectionHardCap`` a connection is closed as soon as it is accepted.
     /// The default is 10 000.
     public var maxConnections = 10_000
-    /// Idle/read timeout in seconds (`evhttp_set_timeout`). The default is 30.
+    /// Idle/read timeout in seconds (`evhttp_set_timeout`): how long a connection may stay idle, or stall
+    /// mid-request, without sending a byte. The default is 30.
     public var timeoutSeconds = 30
+    /// The deadline for a whole request (head and body) from its first byte, in seconds: a client that trickles
+    /// bytes keeps the idle timeout from firing, not this one. A late request gets a 408 problem and its
+    /// connection is closed. The default is 60.
+    public var requestTimeoutSeconds = 60
+
+    /// The most connections kept open: ``maxConnections`` plus an eighth (at least 16) for answering 503.
+    public var connectionHardCap: Int { maxConnections + max(16, maxConnections / 8) }
 
     // MARK: - Encoding and CORS
 
@@ -42,8 +52,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long in-flight deferred requests may take to finish after ``HTTPServer/shutdown()``, in seconds,
     /// before they are answered 503. The default is 10.
     public var shutdownGraceSeconds = 10.0
-    /// The `Server` header value; empty omits it. The default is `"ListDelta"`.
-    public var serverName = "ListDelta"
+    /// The `Server` header value; empty (the default) omits it, one header line less per response.
+    public var serverName = ""
 
     /// Creates the default configuration.
     public init() {}
@@ -57,6 +67,7 @@ public struct HTTPServerConfiguration: Sendable {
         if maxURILength < 1 { throw .invalidConfiguration("maxURILength") }
         if maxConnections < 1 { throw .invalidConfiguration("maxConnections") }
         if timeoutSeconds < 1 { throw .invalidConfiguration("timeoutSeconds") }
+        if requestTimeoutSeconds < 1 { throw .invalidConfiguration("requestTimeoutSeconds") }
         if shutdownGraceSeconds < 0 { throw .invalidConfiguration("shutdownGraceSeconds") }
     }
 }

@@ -86,3 +86,35 @@ extension POSIX {
         return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? nil : true
     }
 }
+
+extension POSIX {
+    /// A non-blocking, close-on-exec pipe as `(read, write)`, or `nil`.
+    static func makeWakePipe() -> (Int32, Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Writes one byte to a wake pipe (a full pipe already means "wake up").
+    static func signalWake(fd: Int32) {
+        var byte: UInt8 = 1
+        _ = write(fd, &byte, 1)
+    }
+
+    /// Reads a wake pipe until it is empty.
+    static func drainWake(fd: Int32) {
+        var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &buffer, { read(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    static func close(fd: Int32) { _ = Glibc.close(fd) }
+
+    /// Best effort: writes `bytes` to a socket without blocking (what does not fit is dropped).
+    static func sendNow(fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+    }
+}

@@ -19,6 +19,8 @@ final class RequestContext: @unchecked Sendable {
     let origin: String?
     let startNanos: UInt64
     var route = "unmatched"
+    /// The route's index in the router, -1 when unmatched (the metrics key).
+    var routeIndex = -1
     let state = Atomic<UInt8>(State.open.rawValue)
     let closeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -29,6 +31,7 @@ final class RequestContext: @unchecked Sendable {
     private var disconnectWatch: OpaquePointer?
     private var timeoutRaised = false
     private var status = 0
+    private var registered = false
 
     init(loop: EventLoop, req: OpaquePointer, connection: Connection, method: String, path: String, isHead: Bool,
          acceptsGzip: Bool, origin: String?, startNanos: UInt64) {
@@ -42,7 +45,20 @@ final class RequestContext: @unchecked Sendable {
         self.origin = origin
         self.startNanos = startNanos
         connection.current = self
+    }
+
+    /// Registers a request that is still pending after its handler returned (parked or streaming), so shutdown
+    /// can find it. Requests answered at once never enter the table.
+    func registerPending() {
+        guard !registered else { return }
+        registered = true
         loop.inFlight[ObjectIdentifier(self)] = self
+    }
+
+    private func unregister() {
+        guard registered else { return }
+        registered = false
+        loop.inFlight.removeValue(forKey: ObjectIdentifier(self))
     }
 
     /// Claims the right to answer; false when already answered or the client is gone.
@@ -61,22 +77,73 @@ final class RequestContext: @unchecked Sendable {
     // MARK: - Replies (loop thread)
 
     /// Sends `response` unless the client went away meanwhile.
+    ///
+    /// Adds `Content-Length` and `Date` itself (libevent would format both with `printf` and `strftime` for every
+    /// response) and picks the body: gzip when accepted and worth it, else plain.
     func send(_ response: HTTPResponse) {
-        guard !isClosed, let req else { return }
-        let body = encode(response, into: req)
-        if !body.isEmpty {
-            if isHead {
-                if response.status != 204 && response.status != 304 {
-                    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Length", String(body.count))
+        guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
+        let status = response.status
+        var body: [UInt8]
+        var gzipped = false
+        var vary = false
+        switch response.body {
+        case .empty:
+            body = []
+        case .bytes(let bytes):
+            body = bytes
+            if bytes.count > loop.context.configuration.gzipMinimumSize, !response.headers.contains("Content-Encoding") {
+                vary = true
+                if acceptsGzip, let gzip = try? Gzip.compress(bytes), gzip.count < bytes.count {
+                    body = gzip
+                    gzipped = true
                 }
-            } else {
-                body.withUnsafeBytes { _ = evbuffer_add(evhttp_request_get_output_buffer(req), $0.baseAddress, $0.count) }
             }
+        case .precompressed(let plain, let gzip):
+            vary = true
+            gzipped = acceptsGzip
+            body = gzipped ? gzip : plain
         }
-        evhttp_send_reply(req, Int32(response.status), HTTPStatus.reasonPhrase(response.status), nil)
+        var hasContentType = false
+        var hasCORS = false
+        for field in response.headers {
+            if !hasContentType, HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { hasContentType = true }
+            if origin != nil, !hasCORS, HTTPHeaders.equalsIgnoringCase(field.name, "Access-Control-Allow-Origin") { hasCORS = true }
+            let value = gzipped && HTTPHeaders.equalsIgnoringCase(field.name, "ETag") ? Self.gzipTag(field.value) : field.value
+            Self.addHeader(output, field.name, value)
+        }
+        if vary { evhttp_add_header(output, "Vary", "Accept-Encoding") }
+        if gzipped { evhttp_add_header(output, "Content-Encoding", "gzip") }
+        if !body.isEmpty, !hasContentType { evhttp_add_header(output, "Content-Type", "application/json") }
+        addCommonHeaders(output, cors: !hasCORS)
+        if status >= 200, status != 204, status != 304, !(isHead && body.isEmpty) {
+            Self.addLengthHeader(output, body.count)
+        }
+        if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
+            Self.addBody(body, to: buffer)
+        }
+        evhttp_send_reply(req, Int32(status), HTTPStatus.reasonPhrase(status), nil)
         bytesSent = isHead ? 0 : body.count
-        status = response.status
+        self.status = status
         complete()
+    }
+
+    /// Bodies from this size on are handed to libevent by reference, not copied.
+    static let referenceThreshold = 512
+
+    /// Appends `body` to `buffer`: large bodies by reference (the array is kept alive until libevent is done with
+    /// it, so a stored document is never copied per request), small ones by copy.
+    static func addBody(_ body: [UInt8], to buffer: OpaquePointer) {
+        guard body.count >= referenceThreshold else {
+            body.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+            return
+        }
+        let owner = Unmanaged.passRetained(BodyOwner(body))
+        // The owner's array is immutable and retained until the cleanup runs, so its storage stays put.
+        let bytes = owner.takeUnretainedValue().bytes.withUnsafeBytes { $0.baseAddress }
+        let added = evbuffer_add_reference(buffer, bytes, body.count, { _, _, owner in
+            if let owner { Unmanaged<BodyOwner>.fromOpaque(owner).release() }
+        }, owner.toOpaque())
+        if added != 0 { owner.release() }
     }
 
     /// Answers from the drain or the missing-reply safety net, whatever was claimed.
@@ -86,64 +153,56 @@ final class RequestContext: @unchecked Sendable {
         send(response)
     }
 
-    /// Adds headers and picks the body bytes (gzip or plain).
-    private func encode(_ response: HTTPResponse, into req: OpaquePointer) -> [UInt8] {
-        let config = loop.context.configuration
-        var headers = response.headers
-        var body: [UInt8]
-        switch response.body {
-        case .empty:
-            body = []
-        case .bytes(let bytes):
-            body = bytes
-            if bytes.count > config.gzipMinimumSize, headers["Content-Encoding"] == nil {
-                headers.add("Vary", "Accept-Encoding")
-                if acceptsGzip, let gzip = try? Gzip.compress(bytes), gzip.count < bytes.count {
-                    body = gzip
-                    headers["Content-Encoding"] = "gzip"
-                    Self.tagAsGzip(&headers)
-                }
-            }
-        case .precompressed(let plain, let gzip):
-            headers.add("Vary", "Accept-Encoding")
-            if acceptsGzip {
-                body = gzip
-                headers["Content-Encoding"] = "gzip"
-                Self.tagAsGzip(&headers)
-            } else {
-                body = plain
-            }
-        }
-        if !body.isEmpty, headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
-        writeCommonHeaders(&headers)
-        let output = evhttp_request_get_output_headers(req)
-        for (name, value) in headers { evhttp_add_header(output, name, value) }
-        return body
-    }
-
     /// One strong ETag per coding (RFC 9110): a gzip'd body's tag gets a `-gzip` suffix inside the quotes.
-    static func tagAsGzip(_ headers: inout HTTPHeaders) {
-        guard let tag = headers["ETag"], tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 else { return }
-        headers["ETag"] = String(tag.dropLast()) + "-gzip\""
+    static func gzipTag(_ tag: String) -> String {
+        guard tag.hasPrefix("\""), tag.hasSuffix("\""), tag.utf8.count >= 2 else { return tag }
+        return String(tag.dropLast()) + "-gzip\""
     }
 
-    private func writeCommonHeaders(_ headers: inout HTTPHeaders) {
+    /// `Server`, CORS (unless the response has its own, as a preflight answer does), `Connection: close` when the
+    /// connection must end, and the cached `Date`.
+    private func addCommonHeaders(_ output: UnsafeMutablePointer<evkeyvalq>, cors: Bool = true) {
         let context = loop.context
-        if !context.configuration.serverName.isEmpty, headers["Server"] == nil {
-            headers["Server"] = context.configuration.serverName
+        if !context.configuration.serverName.isEmpty {
+            Self.addHeader(output, "Server", context.configuration.serverName)
         }
-        context.cors.apply(origin: origin, to: &headers)
-        if context.isShuttingDown || connection?.overLimit == true { headers["Connection"] = "close" }
+        if cors, origin != nil {
+            context.cors.forEachResponseHeader(origin: origin) { name, value in Self.addHeader(output, name, value) }
+        }
+        if context.isShuttingDown || connection?.overLimit == true {
+            evhttp_remove_header(output, "Connection")
+            evhttp_add_header(output, "Connection", "close")
+        }
+        Self.addHeader(output, "Date", loop.date.current())
+    }
+
+    /// Adds a header field; `withCString` keeps short strings on the stack (an implicit String-to-pointer
+    /// conversion would allocate a copy for them).
+    static func addHeader(_ output: UnsafeMutablePointer<evkeyvalq>, _ name: String, _ value: String) {
+        name.withCString { name in value.withCString { value in _ = evhttp_add_header(output, name, value) } }
+    }
+
+    /// Adds `Content-Length`, its digits written on the stack.
+    static func addLengthHeader(_ output: UnsafeMutablePointer<evkeyvalq>, _ length: Int) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 24) { buffer in
+            var digits = max(0, length)
+            var end = 23
+            buffer[end] = 0
+            repeat {
+                end -= 1
+                buffer[end] = CChar(UInt8(ascii: "0") + UInt8(digits % 10))
+                digits /= 10
+            } while digits > 0
+            _ = evhttp_add_header(output, "Content-Length", buffer.baseAddress! + end)
+        }
     }
 
     // MARK: - Streams (loop thread)
 
     func startStream(status: Int, headers: HTTPHeaders) {
-        guard !isClosed, let req else { return }
-        var headers = headers
-        writeCommonHeaders(&headers)
-        let output = evhttp_request_get_output_headers(req)
-        for (name, value) in headers { evhttp_add_header(output, name, value) }
+        guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
+        for (name, value) in headers { Self.addHeader(output, name, value) }
+        addCommonHeaders(output)
         isStreaming = true
         self.status = status
         evhttp_send_reply_start(req, Int32(status), HTTPStatus.reasonPhrase(status))
@@ -195,8 +254,8 @@ final class RequestContext: @unchecked Sendable {
     private func stopWatching() {
         if let disconnectWatch { event_free(disconnectWatch) }
         disconnectWatch = nil
-        if timeoutRaised, let connection, loop.connections[connection.evcon] === connection {
-            evhttp_connection_set_timeout(connection.evcon, Int32(loop.context.configuration.timeoutSeconds))
+        if timeoutRaised, let connection, let evcon = connection.evcon, loop.connections[connection.bufferEvent] === connection {
+            evhttp_connection_set_timeout(evcon, Int32(loop.context.configuration.timeoutSeconds))
         }
         timeoutRaised = false
     }
@@ -207,15 +266,15 @@ final class RequestContext: @unchecked Sendable {
     // MARK: - Completion
 
     private func complete() {
-        stopWatching()
+        if disconnectWatch != nil || timeoutRaised { stopWatching() }
         if state.load(ordering: .acquiring) != State.closed.rawValue {
             state.store(State.finished.rawValue, ordering: .releasing)
         }
         req = nil
-        if connection?.current === self { connection?.current = nil }
-        loop.inFlight.removeValue(forKey: ObjectIdentifier(self))
+        if let connection, connection.current === self { connection.requestFinished() }
+        unregister()
         let elapsed = Clock.nanoseconds() &- startNanos
-        loop.metrics.record(route: route, method: method, status: status, nanoseconds: elapsed)
+        loop.metrics.record(routeIndex: routeIndex, route: route, method: method, status: status, nanoseconds: elapsed)
         loop.context.logger.info(
             "\(method) \(path) \(status) \(bytesSent)B \(elapsed / 1000)us",
             metadata: ["route": "\(route)"])
@@ -231,7 +290,7 @@ final class RequestContext: @unchecked Sendable {
         }
         req = nil
         status = 499
-        loop.inFlight.removeValue(forKey: ObjectIdentifier(self))
+        unregister()
         let elapsed = Clock.nanoseconds() &- startNanos
         loop.context.logger.info("\(method) \(path) client closed after \(elapsed / 1000)us", metadata: ["route": "\(route)"])
         if let handler = closeHandler.withLock({ handler -> (@Sendable () -> Void)? in
@@ -242,4 +301,11 @@ final class RequestContext: @unchecked Sendable {
             handler()
         }
     }
+}
+
+/// Keeps a body alive while libevent holds a reference to its bytes.
+final class BodyOwner {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
 }

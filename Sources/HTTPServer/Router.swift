@@ -11,7 +11,7 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
 /// ```
 public struct Router: Sendable {
     enum Segment: Sendable, Equatable {
-        case literal(String)
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -24,8 +24,8 @@ public struct Router: Sendable {
 
     /// The outcome of ``resolve(method:rawPath:)``.
     enum Resolution {
-        case matched(handler: HTTPHandler, pattern: String, parameters: [String: String])
-        case methodNotAllowed(pattern: String, allow: [String])
+        case matched(handler: HTTPHandler, pattern: String, parameters: [String: String], index: Int)
+        case methodNotAllowed(pattern: String, allow: [String], index: Int)
         case notFound
         case badRequest(String)
     }
@@ -47,51 +47,97 @@ public struct Router: Sendable {
     static func segments(of pattern: String) -> [Segment] {
         pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
             if part.first == "{", part.last == "}" { return .parameter(String(part.dropFirst().dropLast())) }
-            return .literal(String(part))
+            return .literal(Array(part.utf8))
         }
     }
 
     /// Finds the route for `method` and the still-encoded path (without query).
     ///
-    /// Each segment is percent-decoded on its own, so `%2F` stays inside a parameter.
+    /// Each segment is percent-decoded on its own, so `%2F` stays inside a parameter. Segments are compared as
+    /// bytes where they sit; only parameters of the matched route become strings.
     /// - Returns: The handler and decoded parameters, 405 with the allowed methods, 404, or 400 for bad encoding.
     /// - Complexity: O(*r* · *s*), where *r* is the number of routes and *s* the number of segments.
     func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {
-        var decoded: [String] = []
-        for raw in rawPath.split(separator: "/", omittingEmptySubsequences: true) {
-            guard let segment = PercentDecoding.decode(raw) else {
-                return .badRequest("The path contains invalid percent-encoding or a NUL byte.")
+        var path = rawPath
+        return path.withUTF8 { raw in
+            var segments = PathSegments(raw)
+            if raw.contains(UInt8(ascii: "%")) {
+                guard segments.decode() else { return .badRequest("The path contains invalid percent-encoding or a NUL byte.") }
             }
-            decoded.append(segment)
+            return resolve(method: method, segments)
         }
+    }
+
+    private func resolve(method: HTTPMethod, _ path: PathSegments) -> Resolution {
         var allow: [String] = []
-        var allowPattern: String?
-        var headFallback: Route?
-        for route in routes {
-            guard let parameters = Self.match(route.segments, decoded) else { continue }
+        var allowIndex: Int?
+        var headFallback: Int?
+        for (index, route) in routes.enumerated() where route.segments.count == path.count && path.matches(route.segments) {
             if route.method == method {
-                return .matched(handler: route.handler, pattern: route.pattern, parameters: parameters)
+                return .matched(
+                    handler: route.handler, pattern: route.pattern, parameters: path.parameters(route.segments), index: index)
             }
-            if method == .HEAD, route.method == .GET, headFallback == nil { headFallback = route }
-            allowPattern = allowPattern ?? route.pattern
+            if method == .HEAD, route.method == .GET, headFallback == nil { headFallback = index }
+            allowIndex = allowIndex ?? index
             if !allow.contains(route.method.rawValue) { allow.append(route.method.rawValue) }
             if route.method == .GET, !allow.contains("HEAD") { allow.append("HEAD") }
         }
-        if let headFallback, let parameters = Self.match(headFallback.segments, decoded) {
-            return .matched(handler: headFallback.handler, pattern: headFallback.pattern, parameters: parameters)
+        if let headFallback {
+            let route = routes[headFallback]
+            return .matched(
+                handler: route.handler, pattern: route.pattern, parameters: path.parameters(route.segments), index: headFallback)
         }
-        if let allowPattern { return .methodNotAllowed(pattern: allowPattern, allow: allow) }
+        if let allowIndex { return .methodNotAllowed(pattern: routes[allowIndex].pattern, allow: allow, index: allowIndex) }
         return .notFound
     }
+}
 
-    private static func match(_ segments: [Segment], _ path: [String]) -> [String: String]? {
-        guard segments.count == path.count else { return nil }
+/// The non-empty `/`-separated segments of a raw path: byte ranges into it, or decoded copies once `%` escapes
+/// were decoded.
+private struct PathSegments {
+    let raw: UnsafeBufferPointer<UInt8>
+    private var ranges: [Range<Int>] = []
+    private var decoded: [[UInt8]]?
+
+    init(_ raw: UnsafeBufferPointer<UInt8>) {
+        self.raw = raw
+        var start = 0
+        ranges.reserveCapacity(8)
+        for index in 0...raw.count where index == raw.count || raw[index] == UInt8(ascii: "/") {
+            if index > start { ranges.append(start..<index) }
+            start = index + 1
+        }
+    }
+
+    var count: Int { ranges.count }
+
+    /// Percent-decodes every segment; false on a malformed escape, a NUL or invalid UTF-8.
+    mutating func decode() -> Bool {
+        var result: [[UInt8]] = []
+        for range in ranges {
+            guard let segment = PercentDecoding.decode(String(decoding: raw[range], as: UTF8.self)) else { return false }
+            result.append(Array(segment.utf8))
+        }
+        decoded = result
+        return true
+    }
+
+    private func withSegment<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let decoded { return decoded[index].withUnsafeBufferPointer(body) }
+        return body(UnsafeBufferPointer(rebasing: raw[ranges[index]]))
+    }
+
+    func matches(_ segments: [Router.Segment]) -> Bool {
+        for (index, segment) in segments.enumerated() {
+            if case .literal(let literal) = segment, !withSegment(index, { $0.elementsEqual(literal) }) { return false }
+        }
+        return true
+    }
+
+    func parameters(_ segments: [Router.Segment]) -> [String: String] {
         var parameters: [String: String] = [:]
-        for (segment, value) in zip(segments, path) {
-            switch segment {
-            case .literal(let literal): if literal != value { return nil }
-            case .parameter(let name): parameters[name] = value
-            }
+        for (index, segment) in segments.enumerated() {
+            if case .parameter(let name) = segment { parameters[name] = withSegment(index) { String(decoding: $0, as: UTF8.self) } }
         }
         return parameters
     }

@@ -49,6 +49,7 @@ public final class ListDeltaApp: Sendable {
         http.maxInflatedBodySize = configuration.maxBodyBytes
         http.maxConnections = configuration.maxConnections
         http.timeoutSeconds = configuration.timeoutSeconds
+        http.requestTimeoutSeconds = configuration.requestTimeoutSeconds
         http.corsAllowedOrigins = configuration.corsOrigins
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         server = HTTPServer(configuration: http, router: router, logger: logger)

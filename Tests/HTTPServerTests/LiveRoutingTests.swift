@@ -80,6 +80,7 @@ func echoRouter() -> Router {
                 ("Origin", "https://a.example"), ("Access-Control-Request-Method", "PUT"),
             ]))
             #expect(p.status == 204)
+            #expect(p.header("access-control-allow-origin") == "*")  // once: repeated fields would read "*, *"
             #expect(p.header("access-control-allow-methods")?.contains("PATCH") == true)
             #expect(p.header("access-control-allow-headers")?.contains("If-None-Match") == true)
             #expect(p.header("access-control-max-age") == "600")

@@ -63,14 +63,14 @@ import Testing
     }
 
     @Test func resolves() {
-        guard case .matched(_, let pattern, let params) = router().resolve(method: .GET, rawPath: "/v1/lists/a%2Fb/sections/3/items")
+        guard case .matched(_, let pattern, let params, _) = router().resolve(method: .GET, rawPath: "/v1/lists/a%2Fb/sections/3/items")
         else { Issue.record("no match"); return }
         #expect(pattern == "/v1/lists/{id}/sections/{index}/items")
         #expect(params == ["id": "a/b", "index": "3"])
     }
 
     @Test func notAllowedAndNotFoundAndHead() {
-        guard case .methodNotAllowed(_, let allow) = router().resolve(method: .DELETE, rawPath: "/v1/lists/x") else {
+        guard case .methodNotAllowed(_, let allow, _) = router().resolve(method: .DELETE, rawPath: "/v1/lists/x") else {
             Issue.record("expected 405"); return
         }
         #expect(allow == ["GET", "HEAD", "PUT"])

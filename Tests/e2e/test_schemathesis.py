@@ -12,6 +12,7 @@ The coverage phase's "unexpected method" probes are limited to methods the HTTP 
 server errors. They are covered by the explicit tests at the bottom.
 """
 
+import json
 import socket
 import subprocess
 import sys
@@ -116,11 +117,27 @@ def test_trace_is_not_implemented_problem(st_server):
     assert r.json()["status"] == 501
 
 
-@pytest.mark.xfail(strict=True, reason="HTTP layer: libevent answers unknown methods with its own text/html 501, not problem details")
 def test_unknown_method_is_a_problem(st_server):
     r = st_server.request("QUERY", "/healthz")
     assert r.status_code == 501
     assert r.headers["Content-Type"] == "application/problem+json"
+    assert r.json()["status"] == 501
+
+
+@pytest.mark.parametrize("data, status", [
+    (b"GARBAGE\r\n\r\n", 400),
+    (b"GET /healthz HTTP/1.1\r\nno colon\r\n\r\n", 400),
+    (b"GET /healthz HTTP/3.7\r\n\r\n", 400),
+    (b"FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 501),
+    (b"GET /healthz HTTP/1.1\r\nX-Big: " + b"a" * 17000 + b"\r\n\r\n", 400),
+])
+def test_requests_libevent_refuses_are_problems(st_server, data, status):
+    out = _raw(st_server.port, data)
+    head, _, body = out.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), out[:300]
+    assert b"Content-Type: application/problem+json" in head
+    assert b"<HTML>" not in out
+    assert json.loads(body)["status"] == status
 
 
 def test_trace_body_does_not_become_a_request(st_server):

@@ -62,7 +62,8 @@ extension ServiceConfiguration {
         int("maxWaitSeconds", \.maxWaitSeconds), double("heartbeatSeconds", \.heartbeatSeconds),
         strings("corsOrigins", \.corsOrigins), strings("writeTokens", \.writeTokens),
         bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),
-        int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds), int("eventLoops", \.eventLoops),
+        int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds),
+        int("requestTimeoutSeconds", \.requestTimeoutSeconds), int("eventLoops", \.eventLoops),
         int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
         int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel), string("webRoot", \.webRoot),
     ]

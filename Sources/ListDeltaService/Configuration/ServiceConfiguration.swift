@@ -29,6 +29,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxConnections = 10_000
     /// Seconds a connection may stall mid-request or idle. The default is 30.
     public var timeoutSeconds = 30
+    /// Seconds a whole request (head and body) may take to arrive from its first byte; a client that trickles
+    /// bytes is cut off here with 408. The default is 60.
+    public var requestTimeoutSeconds = 60
     /// Event-loop threads. The default is 2.
     public var eventLoops = 2
     /// Memory for cached documents and diffs, in bytes. The default is 64 MiB.
@@ -77,6 +80,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(maxBodyBytes >= 1_024, "maxBodyBytes must be at least 1024")
         try require(maxConnections >= 1, "maxConnections must be at least 1")
         try require(timeoutSeconds >= 1, "timeoutSeconds must be at least 1")
+        try require(requestTimeoutSeconds >= 1, "requestTimeoutSeconds must be at least 1")
         try require((1...64).contains(eventLoops), "eventLoops must be 1...64")
         try require(cacheBytes >= 0, "cacheBytes must not be negative")
         try require(maxSections >= 1 && maxItems >= 1, "maxSections and maxItems must be at least 1")

@@ -13,3 +13,10 @@ func runOnThread(_ body: @escaping @Sendable () -> Void) {
     }, arg)
     pthread_detach(thread)
 }
+
+/// A monotonic clock in seconds.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

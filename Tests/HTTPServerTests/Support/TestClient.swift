@@ -129,6 +129,21 @@ final class TestClient {
         return data
     }
 
+    /// Whether the peer has closed the connection (EOF or reset), without waiting.
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n == 0 { return true }
+        return n < 0 && errno == ECONNRESET
+    }
+
+    /// Whether bytes (or EOF) wait to be read, polling up to `milliseconds`.
+    func isReadable(milliseconds: Int32) -> Bool {
+        if !buffer.isEmpty { return true }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
+    }
+
     /// Whether the peer closed the connection (EOF) before `timeout` seconds.
     func waitForEOF() -> Bool {
         while true {

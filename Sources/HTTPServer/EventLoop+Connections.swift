@@ -1,0 +1,66 @@
+import CLibevent
+
+/// Accepting, counting and sweeping connections (see ``Connection``).
+extension EventLoop {
+    /// The accept hook (`evhttp_set_bevcb`): a bufferevent for evhttp's new connection, counted and watched.
+    func accept(_ base: OpaquePointer) -> OpaquePointer? {
+        guard let bev = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        let count = context.connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
+        let connection = Connection(loop: self, bufferEvent: bev, overLimit: count > context.configuration.maxConnections)
+        connections[bev] = connection
+        connection.startWatching()
+        // Ours until `bindAccepted` has seen what evhttp made of it (evhttp frees it on a failed setup).
+        bufferevent_incref(bev)
+        accepted.append(connection)
+        if accepted.count == 1, let bindEvent { event_active(bindEvent, 0, 0) }
+        return bev
+    }
+
+    /// Runs in the same loop pass as the accept, after evhttp set up its connection: binds each one's
+    /// `evhttp_connection`, and closes those beyond the hard cap.
+    func bindAccepted() {
+        let batch = accepted
+        accepted.removeAll(keepingCapacity: true)
+        let hardCap = context.configuration.connectionHardCap
+        for connection in batch {
+            let bev = connection.bufferEvent
+            var evcon: UnsafeMutableRawPointer?
+            bufferevent_getcb(bev, nil, nil, nil, &evcon)
+            if let evcon {
+                connection.bind(OpaquePointer(evcon))
+                if context.connectionCount.load(ordering: .relaxed) > hardCap { connection.close() }
+            } else {
+                connection.stopWatching()
+                forget(connection)
+            }
+            bufferevent_decref(bev)
+        }
+    }
+
+    /// Uncounts a connection that closed.
+    func forget(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.bufferEvent) != nil else { return }
+        context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// The connection a request arrived on.
+    func connection(for req: OpaquePointer) -> Connection? {
+        guard let evcon = evhttp_request_get_connection(req), let bev = evhttp_connection_get_bufferevent(evcon),
+            let connection = connections[bev]
+        else { return nil }
+        if connection.evcon == nil { connection.bind(evcon) }
+        return connection
+    }
+
+    /// Once a second: ends connections whose request has been arriving for longer than the request deadline
+    /// (a client trickling bytes restarts the idle timeout with each one, but not this clock).
+    func sweepLateRequests() {
+        let now = Clock.nanoseconds()
+        let limit = UInt64(context.configuration.requestTimeoutSeconds) * 1_000_000_000
+        var late: [Connection] = []
+        for connection in connections.values {
+            if let since = connection.receivingSince, now &- since > limit { late.append(connection) }
+        }
+        for connection in late { connection.abandonLateRequest() }
+    }
+}
