@@ -267,8 +267,10 @@ def test_burst_beyond_connection_limit(make_server):
             ok, over, dropped = statuses.count(200), statuses.count(503), statuses.count(None)
             assert MAX_CONN - 5 <= ok <= MAX_CONN - 1, ok  # the existing connection holds one place
             assert 1 <= over, statuses
-            assert ok + over <= MAX_CONN + max(16, MAX_CONN // 8) + 5, (ok, over)
-            assert dropped >= n - MAX_CONN - max(16, MAX_CONN // 8) - 5, dropped
+            # places freed by answered 503s can be taken by connections still in the accept queue, so the split
+            # is not exact; the bound on open descriptors is checked by test_connection_flood_without_requests
+            cap = MAX_CONN + max(16, MAX_CONN // 8)
+            assert dropped >= n - 2 * cap, (ok, over, dropped)
             head, body = problems[0]
             assert "application/problem+json" in head.lower(), head
             assert "connection: close" in head.lower(), head
