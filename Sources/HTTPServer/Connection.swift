@@ -19,6 +19,8 @@ final class Connection {
     private(set) var evcon: OpaquePointer?
     /// Whether it was over the connection limit when accepted (every answer then closes it).
     let overLimit: Bool
+    /// Whether it was over the hard cap when accepted (closed as soon as it is bound).
+    let overHardCap: Bool
     /// The request being answered on this connection (HTTP/1.1 answers one at a time).
     var current: RequestContext?
     /// When the first byte of the request being received arrived (monotonic ns); `nil` while idle or answering.
@@ -31,10 +33,13 @@ final class Connection {
     var rewritingErrorPage = false
     private var peer: String?
 
-    init(loop: EventLoop, bufferEvent: OpaquePointer, overLimit: Bool) {
+    /// - Parameter openConnections: The server's open connections, this one included, when it was accepted.
+    init(loop: EventLoop, bufferEvent: OpaquePointer, openConnections: Int) {
         self.loop = loop
         self.bufferEvent = bufferEvent
-        self.overLimit = overLimit
+        let configuration = loop.context.configuration
+        self.overLimit = openConnections > configuration.maxConnections
+        self.overHardCap = openConnections > configuration.connectionHardCap
     }
 
     /// The peer as `host:port`.

@@ -6,7 +6,7 @@ extension EventLoop {
     func accept(_ base: OpaquePointer) -> OpaquePointer? {
         guard let bev = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
         let count = context.connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
-        let connection = Connection(loop: self, bufferEvent: bev, overLimit: count > context.configuration.maxConnections)
+        let connection = Connection(loop: self, bufferEvent: bev, openConnections: count)
         connections[bev] = connection
         connection.startWatching()
         // Ours until `bindAccepted` has seen what evhttp made of it (evhttp frees it on a failed setup).
@@ -17,18 +17,17 @@ extension EventLoop {
     }
 
     /// Runs in the same loop pass as the accept, after evhttp set up its connection: binds each one's
-    /// `evhttp_connection`, and closes those beyond the hard cap.
+    /// `evhttp_connection`, and closes those that were beyond the hard cap when accepted.
     func bindAccepted() {
         let batch = accepted
         accepted.removeAll(keepingCapacity: true)
-        let hardCap = context.configuration.connectionHardCap
         for connection in batch {
             let bev = connection.bufferEvent
             var evcon: UnsafeMutableRawPointer?
             bufferevent_getcb(bev, nil, nil, nil, &evcon)
             if let evcon {
                 connection.bind(OpaquePointer(evcon))
-                if context.connectionCount.load(ordering: .relaxed) > hardCap { connection.close() }
+                if connection.overHardCap { connection.close() }
             } else {
                 connection.stopWatching()
                 forget(connection)
