@@ -16,10 +16,11 @@ extension EventLoop {
         let methodName = method?.rawValue ?? Self.methodName(command)
         let pathEnd = uri.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? uri.endIndex
         let rawPath = uri[..<pathEnd]
+        let known = Self.knownFields(headers)
         let context = RequestContext(
             loop: self, req: req, connection: connection, method: methodName, path: String(rawPath),
-            isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(headers["Accept-Encoding"]),
-            origin: headers["Origin"], startNanos: start)
+            isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(known.acceptEncoding),
+            origin: known.origin, startNanos: start)
         _ = context.claim()
         let config = self.context.configuration
 
@@ -62,7 +63,7 @@ extension EventLoop {
                 count = Int(evbuffer_copyout(input, buffer.baseAddress, bodyLength))
             }
         }
-        if let encoding = headers["Content-Encoding"]?.lowercased(), !encoding.isEmpty, encoding != "identity" {
+        if let encoding = known.contentEncoding?.lowercased(), !encoding.isEmpty, encoding != "identity" {
             guard encoding == "gzip" || encoding == "x-gzip" else {
                 return context.send(
                     ProblemDetails(status: 415, detail: "Content-Encoding \(encoding) is not supported.").response())
@@ -121,6 +122,24 @@ extension EventLoop {
             node = field.pointee.next.tqe_next
         }
         return headers
+    }
+
+    /// The header fields the server itself reads (the first of each), found in one pass.
+    private static func knownFields(_ headers: HTTPHeaders) -> (acceptEncoding: String?, origin: String?, contentEncoding: String?) {
+        var known: (acceptEncoding: String?, origin: String?, contentEncoding: String?) = (nil, nil, nil)
+        for field in headers {
+            switch field.name.utf8.count {
+            case 15 where known.acceptEncoding == nil && HTTPHeaders.equalsIgnoringCase(field.name, "Accept-Encoding"):
+                known.acceptEncoding = field.value
+            case 6 where known.origin == nil && HTTPHeaders.equalsIgnoringCase(field.name, "Origin"):
+                known.origin = field.value
+            case 16 where known.contentEncoding == nil && HTTPHeaders.equalsIgnoringCase(field.name, "Content-Encoding"):
+                known.contentEncoding = field.value
+            default:
+                break
+            }
+        }
+        return known
     }
 
     private static func method(_ command: UInt32) -> HTTPMethod? {

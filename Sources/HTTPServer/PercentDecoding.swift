@@ -4,13 +4,11 @@ enum PercentDecoding {
     /// - Returns: The decoded string, or `nil` for a malformed escape, a decoded NUL or invalid UTF-8.
     /// - Complexity: O(*n*), where *n* is the input length.
     static func decode<S: StringProtocol>(_ input: S, plusIsSpace: Bool = false) -> String? {
-        var utf8 = input.utf8.makeIterator()
-        var hasEscape = false
-        for byte in input.utf8 where byte == UInt8(ascii: "%") || (plusIsSpace && byte == UInt8(ascii: "+")) || byte == 0 {
-            hasEscape = true
-            break
+        let hasEscape = input.utf8.contains { byte in
+            byte == UInt8(ascii: "%") || byte == 0 || (plusIsSpace && byte == UInt8(ascii: "+"))
         }
         if !hasEscape { return String(input) }
+        var utf8 = input.utf8.makeIterator()
         var out: [UInt8] = []
         out.reserveCapacity(input.utf8.count)
         while let byte = utf8.next() {

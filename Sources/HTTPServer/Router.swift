@@ -60,11 +60,14 @@ public struct Router: Sendable {
     func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {
         var path = rawPath
         return path.withUTF8 { raw in
-            var segments = PathSegments(raw)
-            if raw.contains(UInt8(ascii: "%")) {
-                guard segments.decode() else { return .badRequest("The path contains invalid percent-encoding or a NUL byte.") }
+            let count = PathSegments.count(in: raw)
+            return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(count, 1)) { storage in
+                var segments = PathSegments(raw, storage: storage, count: count)
+                if raw.contains(UInt8(ascii: "%")) {
+                    guard segments.decode() else { return .badRequest("The path contains invalid percent-encoding or a NUL byte.") }
+                }
+                return resolve(method: method, segments)
             }
-            return resolve(method: method, segments)
         }
     }
 
@@ -96,25 +99,42 @@ public struct Router: Sendable {
 /// were decoded.
 private struct PathSegments {
     let raw: UnsafeBufferPointer<UInt8>
-    private var ranges: [Range<Int>] = []
+    /// The segments' byte ranges in `raw` (scratch storage owned by the caller).
+    private let ranges: UnsafeMutableBufferPointer<Range<Int>>
+    let count: Int
     private var decoded: [[UInt8]]?
 
-    init(_ raw: UnsafeBufferPointer<UInt8>) {
+    /// The number of non-empty segments in `raw`.
+    static func count(in raw: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = 0
+        var previous = UInt8(ascii: "/")
+        for byte in raw {
+            if previous == UInt8(ascii: "/"), byte != UInt8(ascii: "/") { count += 1 }
+            previous = byte
+        }
+        return count
+    }
+
+    /// Splits `raw` into `storage`, which holds at least `count` (from ``count(in:)``) ranges.
+    init(_ raw: UnsafeBufferPointer<UInt8>, storage: UnsafeMutableBufferPointer<Range<Int>>, count: Int) {
         self.raw = raw
+        self.ranges = storage
+        self.count = count
         var start = 0
-        ranges.reserveCapacity(8)
+        var filled = 0
         for index in 0...raw.count where index == raw.count || raw[index] == UInt8(ascii: "/") {
-            if index > start { ranges.append(start..<index) }
+            if index > start {
+                storage.initializeElement(at: filled, to: start..<index)
+                filled += 1
+            }
             start = index + 1
         }
     }
 
-    var count: Int { ranges.count }
-
     /// Percent-decodes every segment; false on a malformed escape, a NUL or invalid UTF-8.
     mutating func decode() -> Bool {
         var result: [[UInt8]] = []
-        for range in ranges {
+        for range in ranges[0..<count] {
             guard let segment = PercentDecoding.decode(String(decoding: raw[range], as: UTF8.self)) else { return false }
             result.append(Array(segment.utf8))
         }

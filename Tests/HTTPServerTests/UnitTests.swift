@@ -69,6 +69,21 @@ import Testing
         #expect(params == ["id": "a/b", "index": "3"])
     }
 
+    @Test func emptySegmentsAndRoot() {
+        var r = router()
+        r.add(.GET, "/") { _, _ in }
+        guard case .matched(_, let pattern, let params, _) = r.resolve(method: .GET, rawPath: "//v1//lists/x%20y/") else {
+            Issue.record("no match"); return
+        }
+        #expect(pattern == "/v1/lists/{id}")
+        #expect(params == ["id": "x y"])
+        guard case .matched(_, "/", _, let index) = r.resolve(method: .GET, rawPath: "/") else { Issue.record("root"); return }
+        #expect(index == 3)
+        guard case .notFound = r.resolve(method: .GET, rawPath: "/v1/lists/x/sections/1/items/extra") else {
+            Issue.record("expected 404"); return
+        }
+    }
+
     @Test func notAllowedAndNotFoundAndHead() {
         guard case .methodNotAllowed(_, let allow, _) = router().resolve(method: .DELETE, rawPath: "/v1/lists/x") else {
             Issue.record("expected 405"); return
