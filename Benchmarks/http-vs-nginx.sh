@@ -12,7 +12,8 @@
 #     the kernel's work included;
 #   instr/req: hardware instructions with `perf stat` where the machine has counters; otherwise callgrind's
 #     instruction count (user space only, the kernel excluded), measured in a separate run under valgrind.
-# Last line: http plain_ratio=... gzip_ratio=... plain_instr_ratio=... gzip_instr_ratio=...
+# Last line: http plain_ratio=... gzip_ratio=... plain_instr_ratio=... gzip_instr_ratio=... (the instruction
+# ratios are perf's, or na where perf has no counters; callgrind's ratios are printed on the line above).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -228,6 +229,7 @@ instr() {  # NAME-MODE -> instructions per request (perf median, else callgrind)
 }
 instr_source="callgrind, user space only"
 [ "$PERF_OK" = 1 ] && instr_source="perf, user and kernel"
+two() { case "$1" in na) echo na ;; *) printf '%.2f' "$1" ;; esac; }
 
 for name in ours nginx bare; do
     for mode in plain gzip; do
@@ -237,6 +239,14 @@ for name in ours nginx bare; do
 done
 plain_rps_ratio="$(awk '$1=="plain" {print $2}' "$WORK/ratios" | median)"
 gzip_rps_ratio="$(awk '$1=="gzip" {print $2}' "$WORK/ratios" | median)"
-echo "cpu per request, ours/nginx: plain=$(awk '$1=="plain" {print $3}' "$WORK/ratios" | median) gzip=$(awk '$1=="gzip" {print $3}' "$WORK/ratios" | median)"
-echo "layer over bare evhttp, ours/bare: cpu plain=$(awk '$1=="plain" {print $4}' "$WORK/ratios" | median) gzip=$(awk '$1=="gzip" {print $4}' "$WORK/ratios" | median) instr plain=$(ratio "$(instr ours-plain)" "$(instr bare-plain)") gzip=$(ratio "$(instr ours-gzip)" "$(instr bare-gzip)") ($instr_source)"
-echo "http plain_ratio=$(printf '%.2f' "$plain_rps_ratio") gzip_ratio=$(printf '%.2f' "$gzip_rps_ratio") plain_instr_ratio=$(ratio "$(instr ours-plain)" "$(instr nginx-plain)" | xargs -I{} sh -c 'case {} in na) echo na;; *) printf "%.2f" {};; esac') gzip_instr_ratio=$(ratio "$(instr ours-gzip)" "$(instr nginx-gzip)" | xargs -I{} sh -c 'case {} in na) echo na;; *) printf "%.2f" {};; esac')"
+echo "cpu per request (user + system), ours/nginx: plain=$(two "$(awk '$1=="plain" {print $3}' "$WORK/ratios" | median)") gzip=$(two "$(awk '$1=="gzip" {print $3}' "$WORK/ratios" | median)"); ours/bare evhttp: plain=$(two "$(awk '$1=="plain" {print $4}' "$WORK/ratios" | median)") gzip=$(two "$(awk '$1=="gzip" {print $4}' "$WORK/ratios" | median)")"
+echo "instructions per request ($instr_source), ours/nginx: plain=$(two "$(ratio "$(instr ours-plain)" "$(instr nginx-plain)")") gzip=$(two "$(ratio "$(instr ours-gzip)" "$(instr nginx-gzip)")"); ours/bare evhttp: plain=$(two "$(ratio "$(instr ours-plain)" "$(instr bare-plain)")") gzip=$(two "$(ratio "$(instr ours-gzip)" "$(instr bare-gzip)")")"
+# The last line's instruction ratios are hardware counts (perf, kernel included), as the targets are; without
+# counters they are na, and callgrind's user-space counts above are the stand-in.
+plain_instr=na
+gzip_instr=na
+if [ "$PERF_OK" = 1 ]; then
+    plain_instr="$(two "$(ratio "$(instr ours-plain)" "$(instr nginx-plain)")")"
+    gzip_instr="$(two "$(ratio "$(instr ours-gzip)" "$(instr nginx-gzip)")")"
+fi
+echo "http plain_ratio=$(two "$plain_rps_ratio") gzip_ratio=$(two "$gzip_rps_ratio") plain_instr_ratio=$plain_instr gzip_instr_ratio=$gzip_instr"
