@@ -5,17 +5,22 @@ import CLibevent
 /// libevent 2.1 answers a request it cannot take (a malformed request line or header field, a head or body over
 /// its limits, a method it does not know) with `evhttp_send_error`, an HTML page, without calling the server.
 /// Such a page is written while the connection is receiving, when nothing of ours is being written, so the output
-/// watch sees it arrive. Once its last line is in, the page is replaced with a problem+json answer that keeps
-/// evhttp's status code and its `Connection: close` (evhttp closes the connection after it either way).
+/// watch sees it begin. evhttp writes the whole page at once (the head, then the body, unless the request asked
+/// for `100-continue`) and sends it only on a later loop pass, so the rewrite runs later in the same pass: it
+/// replaces the page with a problem+json answer that keeps evhttp's status code and `Connection: close` (evhttp
+/// closes the connection after it either way).
 extension Connection {
     func outputGrew(_ buffer: OpaquePointer, previousLength: Int) {
-        guard !rewritingErrorPage else { return }
-        if errorPageStart == nil {
-            // An interim `100 Continue` is evhttp's too, and right as it is.
-            if Self.startsWith(buffer, at: previousLength, Self.continuePrefix) { return }
-            errorPageStart = previousLength
-        }
-        guard let start = errorPageStart, Self.endsWithPage(buffer) else { return }
+        guard !rewritingErrorPage, errorPageStart == nil else { return }
+        // An interim `100 Continue` is evhttp's too, and right as it is.
+        if Self.startsWith(buffer, at: previousLength, Self.continuePrefix) { return }
+        errorPageStart = previousLength
+        loop.rewriteLater(self)
+    }
+
+    /// Replaces the error page that began at `errorPageStart`; called by the loop in the pass it was written in.
+    func rewriteErrorPage() {
+        guard let start = errorPageStart, isOpen, let buffer = bufferevent_get_output(bufferEvent) else { return }
         errorPageStart = nil
         let length = evbuffer_get_length(buffer)
         let head = Self.copy(buffer, from: 0, count: min(length, start + 12))
@@ -35,6 +40,7 @@ extension Connection {
             switch status {
             case 400: "The request could not be parsed: a malformed request line or header field, or a request head over the size limit."
             case 413: "The request body exceeds the size limit."
+            case 417: "The only expectation supported is Expect: 100-continue."
             case 501: "The request method is not supported."
             default: "\(HTTPStatus.reasonPhrase(status))."
             }
@@ -42,16 +48,10 @@ extension Connection {
     }
 
     private static let continuePrefix = Array("HTTP/1.1 100 ".utf8)
-    private static let pageEnd = Array("</HTML>\n".utf8)
 
     private static func startsWith(_ buffer: OpaquePointer, at offset: Int, _ prefix: [UInt8]) -> Bool {
         let bytes = copy(buffer, from: offset, count: prefix.count)
         return bytes.count == prefix.count && bytes[0..<7] == prefix[0..<7] && bytes[8...] == prefix[8...]
-    }
-
-    private static func endsWithPage(_ buffer: OpaquePointer) -> Bool {
-        let length = evbuffer_get_length(buffer)
-        return length >= pageEnd.count && copy(buffer, from: length - pageEnd.count, count: pageEnd.count) == pageEnd
     }
 
     /// Up to `count` bytes of `buffer` from `offset`.

@@ -31,6 +31,8 @@ final class Connection {
     var errorPageStart: Int?
     /// Set while the output is being replaced, so the watch ignores our own writes.
     var rewritingErrorPage = false
+    /// False once libevent closed it.
+    private(set) var isOpen = true
     private var peer: String?
 
     /// - Parameter openConnections: The server's open connections, this one included, when it was accepted.
@@ -89,6 +91,7 @@ final class Connection {
 
     /// libevent's close callback: stop watching, uncount, and tell a pending request its client is gone.
     private func closed() {
+        isOpen = false
         stopWatching()
         receivingSince = nil
         if let request = current {

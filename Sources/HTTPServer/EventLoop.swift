@@ -19,6 +19,9 @@ final class EventLoop: @unchecked Sendable {
     private let wakePipe: (read: Int32, write: Int32)
     /// Runs ``bindAccepted()`` in the loop pass of an accept.
     var bindEvent: OpaquePointer?
+    /// Runs the error page rewrites queued by ``rewriteLater(_:)``, in the pass the pages were written in.
+    private var rewriteEvent: OpaquePointer?
+    private var pendingRewrites: [Connection] = []
     private var sweepTimer: OpaquePointer?
     private var drainTimer: OpaquePointer?
     private var signalEvents: [OpaquePointer] = []
@@ -66,6 +69,9 @@ final class EventLoop: @unchecked Sendable {
         if let wakeEvent { event_add(wakeEvent, nil) }
         bindEvent = event_new(base, -1, 0, { _, _, arg in
             Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().bindAccepted()
+        }, me)
+        rewriteEvent = event_new(base, -1, 0, { _, _, arg in
+            Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().runRewrites()
         }, me)
         sweepTimer = event_new(base, -1, Int16(EV_PERSIST), { _, _, arg in
             Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue().sweepLateRequests()
@@ -150,6 +156,8 @@ final class EventLoop: @unchecked Sendable {
         evhttp_free(http)  // closes connections; close callbacks run now
         connections.removeAll()
         if let bindEvent { event_free(bindEvent) }
+        if let rewriteEvent { event_free(rewriteEvent) }
+        pendingRewrites.removeAll()
         if let wakeEvent { event_free(wakeEvent) }
         POSIX.close(fd: wakePipe.read)
         POSIX.close(fd: wakePipe.write)
@@ -212,6 +220,18 @@ final class EventLoop: @unchecked Sendable {
 }
 
 extension EventLoop {
+    /// Queues `connection`'s error page rewrite for later in this loop pass (before evhttp can send the page).
+    func rewriteLater(_ connection: Connection) {
+        pendingRewrites.append(connection)
+        if pendingRewrites.count == 1, let rewriteEvent { event_active(rewriteEvent, 0, 0) }
+    }
+
+    private func runRewrites() {
+        let batch = pendingRewrites
+        pendingRewrites.removeAll(keepingCapacity: true)
+        for connection in batch { connection.rewriteErrorPage() }
+    }
+
     /// A complete `Connection: close` response carrying `problem`, for answers written past evhttp (its error
     /// pages, late requests).
     func rawProblemResponse(_ problem: ProblemDetails, version: String) -> [UInt8] {

@@ -22,6 +22,7 @@ public enum HTTPStatus {
         case 405: "Method Not Allowed"
         case 406: "Not Acceptable"
         case 408: "Request Timeout"
+        case 417: "Expectation Failed"
         case 409: "Conflict"
         case 410: "Gone"
         case 411: "Length Required"
