@@ -22,7 +22,6 @@
 #include <event2/http.h>
 #include <event2/buffer.h>
 #include <event2/listener.h>
-#include <event2/thread.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/util.h>
 #include <event2/bufferevent.h>

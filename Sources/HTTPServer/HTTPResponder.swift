@@ -1,8 +1,8 @@
 /// The handle a handler answers through.
 ///
 /// Exactly one of ``respond(_:)`` / ``startStream(status:headers:)`` may be used, once. Callable from any thread:
-/// off the owning loop thread the work hops to it with `event_active`. After the client went away it is a no-op
-/// that returns `false`. A responder dropped without answering sends a 500 problem.
+/// off the owning loop thread the work hops to it through the loop's wake pipe. After the client went away it is a
+/// no-op that returns `false`. A responder dropped without answering sends a 500 problem.
 public final class HTTPResponder: Sendable {
     let context: RequestContext
 
