@@ -13,7 +13,7 @@ extension Connection {
     func outputGrew(_ buffer: OpaquePointer, previousLength: Int) {
         guard !rewritingErrorPage, errorPageStart == nil else { return }
         // An interim `100 Continue` is evhttp's too, and right as it is.
-        if Self.startsWith(buffer, at: previousLength, Self.continuePrefix) { return }
+        if Self.status(ofResponseAt: previousLength, in: buffer) == 100 { return }
         errorPageStart = previousLength
         loop.rewriteLater(self)
     }
@@ -23,15 +23,27 @@ extension Connection {
         guard let start = errorPageStart, isOpen, let buffer = bufferevent_get_output(bufferEvent) else { return }
         errorPageStart = nil
         let length = evbuffer_get_length(buffer)
-        let head = Self.copy(buffer, from: 0, count: min(length, start + 12))
-        guard head.count == start + 12, head[start..<(start + 7)].elementsEqual("HTTP/1.".utf8) else { return }
-        let version = String(decoding: head[start..<(start + 8)], as: UTF8.self)
-        let status = Int(String(decoding: head[(start + 9)..<(start + 12)], as: UTF8.self)) ?? 400
-        let replacement = Array(head[0..<start]) + loop.rawProblemResponse(Self.problem(for: status), version: version)
+        let prefix = Self.copy(buffer, from: 0, count: start)
+        let status = Self.status(ofResponseAt: start, in: buffer) ?? 400
+        // Always HTTP/1.1: libevent echoes whatever version the request line claimed (even `HTTP/-1.5`).
+        let replacement = prefix + loop.rawProblemResponse(Self.problem(for: status), version: "HTTP/1.1")
         rewritingErrorPage = true
-        evbuffer_drain(buffer, length)
-        replacement.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+        Self.withStartUnfrozen(buffer) {
+            evbuffer_drain(buffer, length)
+            replacement.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+        }
         rewritingErrorPage = false
+    }
+
+    /// The status of a response head `HTTP/<anything> NNN ...` starting at `offset`, if one starts there.
+    static func status(ofResponseAt offset: Int, in buffer: OpaquePointer) -> Int? {
+        let head = copy(buffer, from: offset, count: 32)
+        guard head.starts(with: "HTTP/".utf8), let space = head.firstIndex(of: UInt8(ascii: " ")),
+            head.count >= space + 4
+        else { return nil }
+        let digits = head[(space + 1)..<(space + 4)]
+        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
     }
 
     /// The problem that replaces evhttp's page for `status`.
@@ -47,11 +59,13 @@ extension Connection {
         return ProblemDetails(status: status, detail: detail)
     }
 
-    private static let continuePrefix = Array("HTTP/1.1 100 ".utf8)
-
-    private static func startsWith(_ buffer: OpaquePointer, at offset: Int, _ prefix: [UInt8]) -> Bool {
-        let bytes = copy(buffer, from: offset, count: prefix.count)
-        return bytes.count == prefix.count && bytes[0..<7] == prefix[0..<7] && bytes[8...] == prefix[8...]
+    /// Runs `body` with the start of a bufferevent's output buffer unfrozen. The socket bufferevent freezes it after
+    /// its first write (only it may drain it), and a frozen start refuses copies and drains alike; frozen again
+    /// after, which is the state its writes expect.
+    static func withStartUnfrozen<R>(_ buffer: OpaquePointer, _ body: () -> R) -> R {
+        evbuffer_unfreeze(buffer, 1)
+        defer { evbuffer_freeze(buffer, 1) }
+        return body()
     }
 
     /// Up to `count` bytes of `buffer` from `offset`.
@@ -62,7 +76,8 @@ extension Connection {
         var position = evbuffer_ptr()
         guard evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: wanted) { storage, initialized in
-            initialized = max(0, evbuffer_copyout_from(buffer, &position, storage.baseAddress, wanted))
+            let copied = withStartUnfrozen(buffer) { evbuffer_copyout_from(buffer, &position, storage.baseAddress, wanted) }
+            initialized = max(0, copied)
         }
     }
 }

@@ -140,6 +140,13 @@ final class Connection {
         }
     }
 
+    /// Whether an answer is still in the output buffer, waiting to be sent.
+    var isSendingAnswer: Bool { evbuffer_get_length(bufferevent_get_output(bufferEvent)) > 0 }
+
+    func restartRequestClock(at now: UInt64) {
+        if receivingSince != nil { receivingSince = now }
+    }
+
     // MARK: - Ending
 
     /// Ends a connection whose request did not arrive within the deadline: a best-effort 408 problem, then close.

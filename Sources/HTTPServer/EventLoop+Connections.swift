@@ -29,7 +29,10 @@ extension EventLoop {
                 connection.bind(OpaquePointer(evcon))
                 if connection.overHardCap { connection.close() }
             } else {
+                // evhttp failed to set it up and closed the socket itself: the bufferevent must not close that
+                // descriptor number again when it is freed (it may belong to a newer connection by now).
                 connection.stopWatching()
+                bufferevent_setfd(bev, -1)
                 forget(connection)
             }
             bufferevent_decref(bev)
@@ -58,7 +61,14 @@ extension EventLoop {
         let limit = UInt64(context.configuration.requestTimeoutSeconds) * 1_000_000_000
         var late: [Connection] = []
         for connection in connections.values {
-            if let since = connection.receivingSince, now &- since > limit { late.append(connection) }
+            guard let since = connection.receivingSince, now &- since > limit else { continue }
+            // Bytes of a next request can arrive while our last answer is still being sent (libevent keeps
+            // reading then); that request's clock starts once the answer is out.
+            if connection.isSendingAnswer {
+                connection.restartRequestClock(at: now)
+            } else {
+                late.append(connection)
+            }
         }
         for connection in late { connection.abandonLateRequest() }
     }

@@ -31,10 +31,13 @@ extension EventLoop {
             return context.send(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
         }
         guard let method else {
-            // libevent does not read the body of TRACE or CONNECT: close the connection, so bytes a client sent
-            // after the head can never be taken for a next request.
+            // libevent does not read a TRACE body: close the connection, so bytes a client sent after the head can
+            // never be taken for a next request (a CONNECT is closed alike).
             return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response(headers: ["Connection": "close"]))
         }
+        // libevent never reads a HEAD body either: one that was sent would be read as the next request, so the
+        // connection ends with this answer.
+        if method == .HEAD, Self.declaresBody(headers) { context.closesConnection = true }
         if uri.utf8.count > config.maxURILength {
             return context.send(ProblemDetails(status: 414, detail: "The request target exceeds \(config.maxURILength) bytes.").response())
         }
@@ -122,6 +125,13 @@ extension EventLoop {
             node = field.pointee.next.tqe_next
         }
         return headers
+    }
+
+    /// Whether the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0).
+    static func declaresBody(_ headers: HTTPHeaders) -> Bool {
+        if headers.contains("Transfer-Encoding") { return true }
+        guard let length = headers["Content-Length"] else { return false }
+        return length.trimmingSpaces() != "0"
     }
 
     /// The header fields the server itself reads (the first of each), found in one pass.

@@ -141,14 +141,15 @@ final class EventLoop: @unchecked Sendable {
 
     /// Frees everything; runs on the loop thread after the loop exited.
     private func teardown() {
+        // From here on no thread counts as this loop's (a later thread may get the same id).
+        loopThread.store(0, ordering: .releasing)
         pending.withLock { state in
             state.stopped = true
             state.jobs.removeAll()
         }
         if let drainTimer { event_free(drainTimer) }
         if let sweepTimer { event_free(sweepTimer) }
-        for connection in accepted { bufferevent_decref(connection.bufferEvent) }
-        accepted.removeAll()
+        bindAccepted()  // so that evhttp_free below uncounts them too
         for event in signalEvents { event_free(event) }
         signalEvents.removeAll()
         for context in inFlight.values { context.markClosed() }

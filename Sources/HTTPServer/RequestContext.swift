@@ -21,6 +21,8 @@ final class RequestContext: @unchecked Sendable {
     var route = "unmatched"
     /// The route's index in the router, -1 when unmatched (the metrics key).
     var routeIndex = -1
+    /// Whether the answer ends the connection (`Connection: close`).
+    var closesConnection = false
     let state = Atomic<UInt8>(State.open.rawValue)
     let closeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -171,7 +173,7 @@ final class RequestContext: @unchecked Sendable {
         if cors, origin != nil {
             context.cors.forEachResponseHeader(origin: origin) { name, value in Self.addHeader(output, name, value) }
         }
-        if context.isShuttingDown || connection?.overLimit == true {
+        if closesConnection || context.isShuttingDown || connection?.overLimit == true {
             evhttp_remove_header(output, "Connection")
             evhttp_add_header(output, "Connection", "close")
         }
@@ -212,15 +214,21 @@ final class RequestContext: @unchecked Sendable {
 
     func writeChunk(_ bytes: [UInt8]) {
         guard isStreaming, !isClosed, let req, !bytes.isEmpty, let buffer = loop.chunkBuffer else { return }
+        // A HEAD, 204 or 304 stream has no body: libevent would leave the bytes in the loop's shared buffer.
+        guard !isHead, status != 204, status != 304 else { return }
         bytes.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
         evhttp_send_reply_chunk(req, buffer)
+        evbuffer_drain(buffer, evbuffer_get_length(buffer))
         bytesSent += bytes.count
     }
 
     func finishStream() {
         guard isStreaming, !isClosed, let req else { return }
-        evhttp_send_reply_end(req)
+        // libevent may free `req`, and even the connection (running the close callback), inside
+        // `evhttp_send_reply_end` when the stream is not chunked: forget it and mark it finished first.
+        self.req = nil
         state.store(State.finished.rawValue, ordering: .releasing)
+        evhttp_send_reply_end(req)
         complete()
     }
 

@@ -63,6 +63,12 @@ import Testing
             let echoed = client.readResponse()
             #expect(echoed?.status == 200)
             #expect(echoed?.text == "hello")
+            // A request libevent refuses on a connection that has answered before is a problem too (libevent has
+            // frozen the start of that connection's output by then).
+            client.send("GARBAGE\r\n\r\n")
+            let refused = client.readResponse()
+            expectProblem(refused, status: 400)
+            #expect(client.waitForEOF())
         }
     }
 
