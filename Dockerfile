@@ -26,7 +26,7 @@ FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        libevent-2.1-7 libevent-pthreads-2.1-7 zlib1g libsqlite3-0 ca-certificates curl \
+        libevent-2.1-7 zlib1g libsqlite3-0 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 listdelta \
     && useradd --system --uid 10001 --gid listdelta --home-dir /app --no-create-home --shell /usr/sbin/nologin listdelta \

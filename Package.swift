@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "ListDeltaCore", swiftSettings: swiftSettings),
 
         // C at the edge.
-        .systemLibrary(name: "CLibevent", pkgConfig: "libevent_pthreads", providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // A generic evhttp server: knows nothing about lists.
