@@ -41,13 +41,9 @@ extension ListStore {
     ///   - oldestRevision: The oldest served revision.
     static func prune(_ db: Database, listID: String, oldestRevision: Int) throws {
         typealias Columns = RevisionRecord.Columns
-        let checkpoint = try Int.fetchOne(
-            db,
-            RevisionRecord
-                .select(max(Columns.revision))
-                .filter(Columns.listID == listID && Columns.isCheckpoint == true && Columns.revision <= oldestRevision)
-        )
-        guard let checkpoint else { return }
+        guard let checkpoint = try RevisionRecord.latestCheckpoint(db, listID: listID, atOrBelow: oldestRevision) else {
+            return
+        }
         try RevisionRecord
             .filter(Columns.listID == listID && Columns.revision < checkpoint)
             .deleteAll(db)

@@ -32,14 +32,10 @@ extension ListStore {
                 guard let head = try HeadRecord.fetchOne(db, key: id), !head.isDeleted,
                     (head.oldestRevision...head.revision).contains(revision)
                 else { return nil }
+                guard let checkpoint = try RevisionRecord.latestCheckpoint(db, listID: id, atOrBelow: revision) else {
+                    throw StoreError.database("no checkpoint for \(id)@\(revision)")
+                }
                 typealias Columns = RevisionRecord.Columns
-                let checkpoint = try Int.fetchOne(
-                    db,
-                    RevisionRecord
-                        .select(max(Columns.revision))
-                        .filter(Columns.listID == id && Columns.isCheckpoint == true && Columns.revision <= revision)
-                )
-                guard let checkpoint else { throw StoreError.database("no checkpoint for \(id)@\(revision)") }
                 let rows = try RevisionRecord
                     .filter(Columns.listID == id && (checkpoint...revision).contains(Columns.revision))
                     .order(Columns.revision)

@@ -45,3 +45,16 @@ struct RevisionRecord: FetchableRecord, PersistableRecord {
         StoredRevision(revision: revision, delta: delta, snapshot: snapshot)
     }
 }
+
+extension RevisionRecord {
+    /// The newest checkpoint (snapshot) revision of `listID` at or below `revision`, or `nil` if there is none.
+    /// - Complexity: O(log *n*) on the primary key.
+    static func latestCheckpoint(_ db: Database, listID: String, atOrBelow revision: Int) throws -> Int? {
+        try Int.fetchOne(
+            db,
+            RevisionRecord
+                .select(max(Columns.revision))
+                .filter(Columns.listID == listID && Columns.isCheckpoint == true && Columns.revision <= revision)
+        )
+    }
+}
