@@ -111,15 +111,7 @@ extension EventLoop {
 
     private static func readHeaders(_ req: OpaquePointer) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        let first = evhttp_request_get_input_headers(req)?.pointee.tqh_first
-        var count = 0
-        var node = first
-        while let field = node {
-            count += 1
-            node = field.pointee.next.tqe_next
-        }
-        headers.reserveCapacity(count)
-        node = first
+        var node = evhttp_request_get_input_headers(req)?.pointee.tqh_first
         while let field = node {
             headers.add(String(cString: field.pointee.key), String(cString: field.pointee.value))
             node = field.pointee.next.tqe_next

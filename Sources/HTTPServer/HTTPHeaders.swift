@@ -37,9 +37,6 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
-    /// Reserves room for `count` fields.
-    public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
-
     /// Appends a field, keeping existing fields of the same name.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))

@@ -105,11 +105,6 @@ final class RequestContext: @unchecked Sendable {
             gzipped = acceptsGzip
             body = gzipped ? gzip : plain
         }
-        // Date and Content-Length first: libevent looks both up in this list for every response.
-        Self.addHeader(output, "Date", loop.date.current())
-        if status >= 200, status != 204, status != 304, !(isHead && body.isEmpty) {
-            Self.addLengthHeader(output, body.count)
-        }
         var hasContentType = false
         var hasCORS = false
         for field in response.headers {
@@ -121,7 +116,10 @@ final class RequestContext: @unchecked Sendable {
         if vary { evhttp_add_header(output, "Vary", "Accept-Encoding") }
         if gzipped { evhttp_add_header(output, "Content-Encoding", "gzip") }
         if !body.isEmpty, !hasContentType { evhttp_add_header(output, "Content-Type", "application/json") }
-        addCommonHeaders(output, cors: !hasCORS, date: false)
+        addCommonHeaders(output, cors: !hasCORS)
+        if status >= 200, status != 204, status != 304, !(isHead && body.isEmpty) {
+            Self.addLengthHeader(output, body.count)
+        }
         if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
             Self.addBody(body, to: buffer)
         }
@@ -164,8 +162,8 @@ final class RequestContext: @unchecked Sendable {
     }
 
     /// `Server`, CORS (unless the response has its own, as a preflight answer does), `Connection: close` when the
-    /// connection must end, and (unless already added) the cached `Date`.
-    private func addCommonHeaders(_ output: UnsafeMutablePointer<evkeyvalq>, cors: Bool = true, date: Bool = true) {
+    /// connection must end, and the cached `Date`.
+    private func addCommonHeaders(_ output: UnsafeMutablePointer<evkeyvalq>, cors: Bool = true) {
         let context = loop.context
         if !context.configuration.serverName.isEmpty {
             Self.addHeader(output, "Server", context.configuration.serverName)
@@ -177,7 +175,7 @@ final class RequestContext: @unchecked Sendable {
             evhttp_remove_header(output, "Connection")
             evhttp_add_header(output, "Connection", "close")
         }
-        if date { Self.addHeader(output, "Date", loop.date.current()) }
+        Self.addHeader(output, "Date", loop.date.current())
     }
 
     /// Adds a header field; `withCString` keeps short strings on the stack (an implicit String-to-pointer
