@@ -47,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$CC_BIN" -O2 -o "$WORK/bare-evhttp" Benchmarks/bare-evhttp.c -levent -levent_pthreads
+"$CC_BIN" -O2 -o "$WORK/bare-evhttp" Benchmarks/bare-evhttp.c -levent
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <event2/event.h>
 #include <event2/http.h>
@@ -41,6 +43,30 @@ static inline struct event *CLibevent_evtimer_new(struct event_base *base,
 /// `evsignal_add` is a function-like macro that Swift cannot import.
 static inline int CLibevent_evsignal_add(struct event *ev, const struct timeval *tv) {
     return evsignal_add(ev, tv);
+}
+
+/// Appends the field `key: value` to an evhttp header list without evhttp's checks, taking ownership of `value`,
+/// which must come from `malloc` (the list frees it with the request, as it frees its own entries; libevent's
+/// default allocator is `malloc`). The caller has checked both strings: `value` may carry further, already
+/// checked `\r\nName: value` lines, which evhttp then prints with this one entry.
+/// Returns 0, or -1 when out of memory (`value` is freed then).
+static inline int CLibevent_evkeyvalq_append_owned(struct evkeyvalq *headers, const char *key, char *value) {
+    struct evkeyval *field = (struct evkeyval *)calloc(1, sizeof(struct evkeyval));
+    char *name = strdup(key);
+    if (field == NULL || name == NULL) {
+        free(field);
+        free(name);
+        free(value);
+        return -1;
+    }
+    field->key = name;
+    field->value = value;
+    /* TAILQ_INSERT_TAIL, spelled out: keyvalq_struct.h defines the list types but not the macros. */
+    field->next.tqe_next = NULL;
+    field->next.tqe_prev = headers->tqh_last;
+    *headers->tqh_last = field;
+    headers->tqh_last = &field->next.tqe_next;
+    return 0;
 }
 
 #endif

@@ -15,6 +15,8 @@ import CLibevent
 final class Connection {
     unowned let loop: EventLoop
     let bufferEvent: OpaquePointer
+    /// The socket, once a request looked the connection up (see `EventLoop.connection(for:)`); -1 before.
+    var descriptor: Int32 = -1
     /// The `evhttp_connection`, bound right after accept.
     private(set) var evcon: OpaquePointer?
     /// Whether it was over the connection limit when accepted (every answer then closes it).

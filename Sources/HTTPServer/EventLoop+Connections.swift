@@ -42,15 +42,33 @@ extension EventLoop {
     /// Uncounts a connection that closed.
     func forget(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.bufferEvent) != nil else { return }
+        let fd = Int(connection.descriptor)
+        if fd >= 0, fd < connectionsByDescriptor.count, connectionsByDescriptor[fd] === connection {
+            connectionsByDescriptor[fd] = nil
+        }
         context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
     }
 
-    /// The connection a request arrived on.
+    /// The connection a request arrived on: by descriptor, else (its first request) by bufferevent.
     func connection(for req: OpaquePointer) -> Connection? {
-        guard let evcon = evhttp_request_get_connection(req), let bev = evhttp_connection_get_bufferevent(evcon),
-            let connection = connections[bev]
-        else { return nil }
+        guard let evcon = evhttp_request_get_connection(req), let bev = evhttp_connection_get_bufferevent(evcon) else {
+            return nil
+        }
+        let fd = Int(bufferevent_getfd(bev))
+        if fd >= 0, fd < connectionsByDescriptor.count, let connection = connectionsByDescriptor[fd],
+            connection.bufferEvent == bev
+        {
+            return connection
+        }
+        guard let connection = connections[bev] else { return nil }
         if connection.evcon == nil { connection.bind(evcon) }
+        if fd >= 0 {
+            if fd >= connectionsByDescriptor.count {
+                connectionsByDescriptor.append(contentsOf: repeatElement(nil, count: fd + 1 - connectionsByDescriptor.count))
+            }
+            connectionsByDescriptor[fd] = connection
+            connection.descriptor = Int32(fd)
+        }
         return connection
     }
 

@@ -9,20 +9,21 @@ extension EventLoop {
             return
         }
         connection.dispatched()
-        let uri = evhttp_request_get_uri(req).map { String(cString: $0) } ?? "/"
+        var uri = evhttp_request_get_uri(req).map { String(cString: $0) } ?? "/"
+        let shape = uri.withUTF8 { RequestTargetShape($0) }
         let headers = Self.readHeaders(req)
         let command = evhttp_request_get_command(req).rawValue
         let method = Self.method(command)
         let methodName = method?.rawValue ?? Self.methodName(command)
-        let pathEnd = uri.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? uri.endIndex
+        let pathEnd = uri.utf8.index(uri.utf8.startIndex, offsetBy: shape.pathLength)
         let rawPath = uri[..<pathEnd]
+        let rawPathText = shape.pathLength == uri.utf8.count ? uri : String(rawPath)
         let known = Self.knownFields(headers)
         let context = RequestContext(
-            loop: self, req: req, connection: connection, method: methodName, path: String(rawPath),
+            loop: self, req: req, connection: connection, method: methodName, path: rawPathText,
             isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(known.acceptEncoding),
             origin: known.origin, startNanos: start)
         _ = context.claim()
-        let config = self.context.configuration
 
         if connection.overLimit {
             return context.send(ProblemDetails(status: 503, detail: "Too many connections.").response())
@@ -38,17 +39,18 @@ extension EventLoop {
         // libevent never reads a HEAD body either: one that was sent would be read as the next request, so the
         // connection ends with this answer.
         if method == .HEAD, Self.declaresBody(headers) { context.closesConnection = true }
-        if uri.utf8.count > config.maxURILength {
-            return context.send(ProblemDetails(status: 414, detail: "The request target exceeds \(config.maxURILength) bytes.").response())
+        let maxURILength = self.context.configuration.maxURILength
+        if uri.utf8.count > maxURILength {
+            return context.send(ProblemDetails(status: 414, detail: "The request target exceeds \(maxURILength) bytes.").response())
         }
         let input = evhttp_request_get_input_buffer(req)
         let bodyLength = input.map { evbuffer_get_length($0) } ?? 0
-        if bodyLength > config.maxBodySize {
-            return context.send(
-                ProblemDetails(status: 413, detail: "The body exceeds \(config.maxBodySize) bytes.").response())
+        let maxBodySize = self.context.configuration.maxBodySize
+        if bodyLength > maxBodySize {
+            return context.send(ProblemDetails(status: 413, detail: "The body exceeds \(maxBodySize) bytes.").response())
         }
         var query: [String: String] = [:]
-        if pathEnd < uri.endIndex, uri[pathEnd] == "?" {
+        if shape.hasQuery {
             let rest = uri[uri.index(after: pathEnd)...]
             let queryText = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
             guard let parsed = PercentDecoding.parseQuery(queryText) else {
@@ -56,7 +58,7 @@ extension EventLoop {
             }
             query = parsed
         }
-        guard let path = PercentDecoding.decode(rawPath) else {
+        guard let path = shape.pathNeedsDecoding ? PercentDecoding.decode(rawPath) : rawPathText else {
             return context.send(
                 ProblemDetails(status: 400, detail: "The path contains invalid percent-encoding or a NUL byte.").response())
         }
@@ -72,7 +74,7 @@ extension EventLoop {
                     ProblemDetails(status: 415, detail: "Content-Encoding \(encoding) is not supported.").response())
             }
             do {
-                body = try Gzip.inflate(body, limit: config.maxInflatedBodySize)
+                body = try Gzip.inflate(body, limit: self.context.configuration.maxInflatedBodySize)
             } catch .tooLarge(let limit) {
                 return context.send(ProblemDetails(status: 413, detail: "The inflated body exceeds \(limit) bytes.").response())
             } catch {
@@ -82,7 +84,7 @@ extension EventLoop {
         var request = HTTPRequest(
             method: method, path: path, rawPath: uri, query: query, headers: headers, body: body,
             remoteAddress: connection.remoteAddress)
-        if let preflight = self.context.cors.preflight(request) {
+        if method == .OPTIONS, let preflight = self.context.cors.preflight(request) {
             return context.send(preflight)
         }
         switch self.context.router.resolve(method: method, rawPath: rawPath) {

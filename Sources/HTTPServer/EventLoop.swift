@@ -1,4 +1,5 @@
 import CLibevent
+import Logging
 
 import Synchronization
 
@@ -30,6 +31,9 @@ final class EventLoop: @unchecked Sendable {
 
     /// Live connections of this loop, keyed by their bufferevent.
     var connections: [OpaquePointer: Connection] = [:]
+    /// The same connections by socket descriptor, filled on first lookup: a request finds its connection by
+    /// indexing, without hashing.
+    var connectionsByDescriptor: [Connection?] = []
     /// Connections accepted in this loop pass, not yet bound to their `evhttp_connection`.
     var accepted: [Connection] = []
     /// The `Date` header value, formatted once a second.
@@ -38,12 +42,18 @@ final class EventLoop: @unchecked Sendable {
     var inFlight: [ObjectIdentifier: RequestContext] = [:]
     /// Cached metric handles (bounded: routes × methods × statuses).
     var metrics = RequestMetrics()
+    /// Whether the access log is on (the logger's level, read once: checking it per request costs a copy of the
+    /// log handler).
+    let logsRequests: Bool
+    /// The connections' idle timeout (read and write), as libevent's common timeout of this loop's base.
+    private(set) var idleTimeout = timeval()
     /// Scratch buffer for stream chunks.
     private(set) var chunkBuffer: OpaquePointer?
 
     init(index: Int, context: ServerContext) throws(HTTPServerError) {
         self.index = index
         self.context = context
+        self.logsRequests = context.logger.logLevel <= .info
         guard let config = event_config_new() else { throw .eventLoopCreationFailed }
         defer { event_config_free(config) }
         event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
@@ -83,7 +93,11 @@ final class EventLoop: @unchecked Sendable {
 
     private func configureHTTP() {
         let c = context.configuration
-        evhttp_set_timeout(http, Int32(c.timeoutSeconds))
+        // A common timeout: libevent keeps the connections' read and write timeouts, all of one duration, in a
+        // queue instead of its timer heap, so re-arming them (several times per request) costs O(1).
+        var duration = timeval(tv_sec: c.timeoutSeconds, tv_usec: 0)
+        if let common = event_base_init_common_timeout(base, &duration) { idleTimeout = common.pointee }
+        evhttp_set_timeout_tv(http, &idleTimeout)
         // Hard cap for libevent; the exact limit (413 problem) is checked in Swift, see `maxBodySize`.
         evhttp_set_max_body_size(http, Int(c.maxBodySize) * 2 + 1024)
         evhttp_set_max_headers_size(http, c.maxHeadersSize)
@@ -156,6 +170,7 @@ final class EventLoop: @unchecked Sendable {
         inFlight.removeAll()
         evhttp_free(http)  // closes connections; close callbacks run now
         connections.removeAll()
+        connectionsByDescriptor.removeAll()
         if let bindEvent { event_free(bindEvent) }
         if let rewriteEvent { event_free(rewriteEvent) }
         pendingRewrites.removeAll()

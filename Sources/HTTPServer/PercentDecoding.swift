@@ -50,3 +50,29 @@ enum PercentDecoding {
         return result
     }
 }
+
+/// A request target's shape, found in one pass over its bytes: where the path ends, whether the path needs
+/// percent-decoding, and whether a query follows.
+struct RequestTargetShape {
+    /// The length of the path in bytes (up to the first `?` or `#`).
+    let pathLength: Int
+    /// Whether the path holds a `%` escape or a NUL (so it must go through ``PercentDecoding/decode(_:plusIsSpace:)``).
+    let pathNeedsDecoding: Bool
+    /// Whether the path ends at a `?`.
+    let hasQuery: Bool
+
+    /// - Complexity: O(*n*) in the path's length.
+    init(_ target: UnsafeBufferPointer<UInt8>) {
+        var needsDecoding = false
+        var end = 0
+        while end < target.count {
+            let byte = target[end]
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "%") || byte == 0 { needsDecoding = true }
+            end += 1
+        }
+        pathLength = end
+        pathNeedsDecoding = needsDecoding
+        hasQuery = end < target.count && target[end] == UInt8(ascii: "?")
+    }
+}

@@ -27,7 +27,9 @@ final class RequestContext: @unchecked Sendable {
     let closeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
     private var req: OpaquePointer?
-    private weak var connection: Connection?
+    /// The connection, until the request completes or its client leaves (then cleared, which breaks the cycle
+    /// with ``Connection/current``).
+    private var connection: Connection?
     private(set) var isStreaming = false
     private var bytesSent = 0
     private var disconnectWatch: OpaquePointer?
@@ -105,25 +107,29 @@ final class RequestContext: @unchecked Sendable {
             gzipped = acceptsGzip
             body = gzipped ? gzip : plain
         }
+        var head = ResponseHead(into: output, date: loop.date.current())
         var hasContentType = false
         var hasCORS = false
         for field in response.headers {
             if !hasContentType, HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { hasContentType = true }
             if origin != nil, !hasCORS, HTTPHeaders.equalsIgnoringCase(field.name, "Access-Control-Allow-Origin") { hasCORS = true }
             let value = gzipped && HTTPHeaders.equalsIgnoringCase(field.name, "ETag") ? Self.gzipTag(field.value) : field.value
-            Self.addHeader(output, field.name, value)
+            head.add(field.name, value)
         }
-        if vary { evhttp_add_header(output, "Vary", "Accept-Encoding") }
-        if gzipped { evhttp_add_header(output, "Content-Encoding", "gzip") }
-        if !body.isEmpty, !hasContentType { evhttp_add_header(output, "Content-Type", "application/json") }
-        addCommonHeaders(output, cors: !hasCORS)
+        if vary { head.addLine("\r\nVary: Accept-Encoding") }
+        if gzipped { head.addLine("\r\nContent-Encoding: gzip") }
+        if !body.isEmpty, !hasContentType { head.addLine("\r\nContent-Type: application/json") }
+        addCommonHeaders(&head, cors: !hasCORS)
+        head.install()
+        closeIfNeeded(output)
         if status >= 200, status != 204, status != 304, !(isHead && body.isEmpty) {
             Self.addLengthHeader(output, body.count)
         }
         if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
             Self.addBody(body, to: buffer)
         }
-        evhttp_send_reply(req, Int32(status), HTTPStatus.reasonPhrase(status), nil)
+        // withCString keeps the phrase on the stack (passing the String itself would allocate a C copy).
+        HTTPStatus.reasonPhrase(status).withCString { evhttp_send_reply(req, Int32(status), $0, nil) }
         bytesSent = isHead ? 0 : body.count
         self.status = status
         complete()
@@ -161,53 +167,55 @@ final class RequestContext: @unchecked Sendable {
         return String(tag.dropLast()) + "-gzip\""
     }
 
-    /// `Server`, CORS (unless the response has its own, as a preflight answer does), `Connection: close` when the
-    /// connection must end, and the cached `Date`.
-    private func addCommonHeaders(_ output: UnsafeMutablePointer<evkeyvalq>, cors: Bool = true) {
+    /// `Server` and CORS (unless the response has its own, as a preflight answer does).
+    private func addCommonHeaders(_ head: inout ResponseHead, cors: Bool = true) {
         let context = loop.context
         if !context.configuration.serverName.isEmpty {
-            Self.addHeader(output, "Server", context.configuration.serverName)
+            head.add("Server", context.configuration.serverName)
         }
         if cors, origin != nil {
-            context.cors.forEachResponseHeader(origin: origin) { name, value in Self.addHeader(output, name, value) }
+            context.cors.forEachResponseHeader(origin: origin) { name, value in head.add(name, value) }
         }
-        if closesConnection || context.isShuttingDown || connection?.overLimit == true {
-            evhttp_remove_header(output, "Connection")
-            evhttp_add_header(output, "Connection", "close")
-        }
-        Self.addHeader(output, "Date", loop.date.current())
     }
 
-    /// Adds a header field; `withCString` keeps short strings on the stack (an implicit String-to-pointer
-    /// conversion would allocate a copy for them).
-    static func addHeader(_ output: UnsafeMutablePointer<evkeyvalq>, _ name: String, _ value: String) {
-        name.withCString { name in value.withCString { value in _ = evhttp_add_header(output, name, value) } }
+    /// `Connection: close` (replacing any other `Connection`) when the answer ends the connection.
+    private func closeIfNeeded(_ output: UnsafeMutablePointer<evkeyvalq>) {
+        guard closesConnection || loop.context.isShuttingDown || connection?.overLimit == true else { return }
+        evhttp_remove_header(output, "Connection")
+        evhttp_add_header(output, "Connection", "close")
     }
 
-    /// Adds `Content-Length`, its digits written on the stack.
+    /// Adds `Content-Length`, its digits written straight into the value evhttp will own.
     static func addLengthHeader(_ output: UnsafeMutablePointer<evkeyvalq>, _ length: Int) {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 24) { buffer in
-            var digits = max(0, length)
-            var end = 23
-            buffer[end] = 0
-            repeat {
-                end -= 1
-                buffer[end] = CChar(UInt8(ascii: "0") + UInt8(digits % 10))
-                digits /= 10
-            } while digits > 0
-            _ = evhttp_add_header(output, "Content-Length", buffer.baseAddress! + end)
+        guard let value = malloc(24)?.assumingMemoryBound(to: CChar.self) else { return }
+        let length = max(0, length)
+        var width = 1
+        var rest = length / 10
+        while rest > 0 {
+            width += 1
+            rest /= 10
         }
+        value[width] = 0
+        var digits = length
+        for index in stride(from: width - 1, through: 0, by: -1) {
+            value[index] = CChar(UInt8(ascii: "0") + UInt8(digits % 10))
+            digits /= 10
+        }
+        _ = CLibevent_evkeyvalq_append_owned(output, "Content-Length", value)
     }
 
     // MARK: - Streams (loop thread)
 
     func startStream(status: Int, headers: HTTPHeaders) {
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
-        for (name, value) in headers { Self.addHeader(output, name, value) }
-        addCommonHeaders(output)
+        var head = ResponseHead(into: output, date: loop.date.current(), keepsFraming: true)
+        for (name, value) in headers { head.add(name, value) }
+        addCommonHeaders(&head)
+        head.install()
+        closeIfNeeded(output)
         isStreaming = true
         self.status = status
-        evhttp_send_reply_start(req, Int32(status), HTTPStatus.reasonPhrase(status))
+        HTTPStatus.reasonPhrase(status).withCString { evhttp_send_reply_start(req, Int32(status), $0) }
     }
 
     func writeChunk(_ bytes: [UInt8]) {
@@ -263,7 +271,8 @@ final class RequestContext: @unchecked Sendable {
         if let disconnectWatch { event_free(disconnectWatch) }
         disconnectWatch = nil
         if timeoutRaised, let connection, let evcon = connection.evcon, loop.connections[connection.bufferEvent] === connection {
-            evhttp_connection_set_timeout(evcon, Int32(loop.context.configuration.timeoutSeconds))
+            var idle = loop.idleTimeout
+            evhttp_connection_set_timeout_tv(evcon, &idle)
         }
         timeoutRaised = false
     }
@@ -280,12 +289,15 @@ final class RequestContext: @unchecked Sendable {
         }
         req = nil
         if let connection, connection.current === self { connection.requestFinished() }
+        connection = nil
         unregister()
         let elapsed = Clock.nanoseconds() &- startNanos
         loop.metrics.record(routeIndex: routeIndex, route: route, method: method, status: status, nanoseconds: elapsed)
-        loop.context.logger.info(
-            "\(method) \(path) \(status) \(bytesSent)B \(elapsed / 1000)us",
-            metadata: ["route": "\(route)"])
+        if loop.logsRequests {
+            loop.context.logger.info(
+                "\(method) \(path) \(status) \(bytesSent)B \(elapsed / 1000)us",
+                metadata: ["route": "\(route)"])
+        }
     }
 
     /// The close callback saw the connection go while this request was pending or streaming.
@@ -297,10 +309,13 @@ final class RequestContext: @unchecked Sendable {
             evhttp_request_free(req)  // orphaned by libevent: ours to free
         }
         req = nil
+        connection = nil
         status = 499
         unregister()
         let elapsed = Clock.nanoseconds() &- startNanos
-        loop.context.logger.info("\(method) \(path) client closed after \(elapsed / 1000)us", metadata: ["route": "\(route)"])
+        if loop.logsRequests {
+            loop.context.logger.info("\(method) \(path) client closed after \(elapsed / 1000)us", metadata: ["route": "\(route)"])
+        }
         if let handler = closeHandler.withLock({ handler -> (@Sendable () -> Void)? in
             let h = handler
             handler = nil

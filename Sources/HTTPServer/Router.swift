@@ -1,3 +1,5 @@
+import Glibc
+
 /// The function that answers a request through its ``HTTPResponder``.
 public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
 
@@ -75,7 +77,8 @@ public struct Router: Sendable {
         var allow: [String] = []
         var allowIndex: Int?
         var headFallback: Int?
-        for (index, route) in routes.enumerated() where route.segments.count == path.count && path.matches(route.segments) {
+        for index in routes.indices where routes[index].segments.count == path.count && path.matches(routes[index].segments) {
+            let route = routes[index]
             if route.method == method {
                 return .matched(
                     handler: route.handler, pattern: route.pattern, parameters: path.parameters(route.segments), index: index)
@@ -148,8 +151,16 @@ private struct PathSegments {
     }
 
     func matches(_ segments: [Router.Segment]) -> Bool {
-        for (index, segment) in segments.enumerated() {
-            if case .literal(let literal) = segment, !withSegment(index, { $0.elementsEqual(literal) }) { return false }
+        for index in segments.indices {
+            guard case .literal(let literal) = segments[index] else { continue }
+            let equal = withSegment(index) { segment in
+                guard segment.count == literal.count else { return false }
+                return literal.withUnsafeBufferPointer { literal in
+                    guard let a = literal.baseAddress, let b = segment.baseAddress else { return literal.isEmpty }
+                    return memcmp(a, b, literal.count) == 0
+                }
+            }
+            if !equal { return false }
         }
         return true
     }

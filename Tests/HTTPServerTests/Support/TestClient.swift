@@ -5,6 +5,8 @@ struct TestResponse {
     var status: Int
     var headers: [String: String]  // lower-cased names; repeated fields joined with ", "
     var body: [UInt8]
+    /// Every field's lower-cased name, in order and repeated as often as it came.
+    var fieldNames: [String] = []
     var text: String { String(decoding: body, as: UTF8.self) }
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
@@ -95,13 +97,15 @@ final class TestClient {
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
         var headers: [String: String] = [:]
+        var names: [String] = []
         while let line = readLine(), !line.isEmpty {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters()
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
+            names.append(name)
         }
-        return TestResponse(status: status, headers: headers, body: [])
+        return TestResponse(status: status, headers: headers, body: [], fieldNames: names)
     }
 
     /// Reads one complete response (Content-Length or chunked body).

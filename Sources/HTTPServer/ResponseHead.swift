@@ -1,0 +1,147 @@
+import CLibevent
+import Glibc
+
+/// A response's header fields, written as few evhttp header entries as evhttp allows.
+///
+/// evhttp copies the name and value of every entry of its output list (three allocations and a validity scan
+/// per field) and prints each entry with its own `printf`. It reads back only `Date`, `Content-Length`,
+/// `Transfer-Encoding`, `Connection` and `Proxy-Connection`. So the head is one entry, `Date`, whose value is
+/// the date followed by every other field as checked `\r\nName: value` lines; the fields evhttp reads (other
+/// than `Date`) get entries of their own. The server always writes `Date` itself: a handler's is dropped. So
+/// are a handler's `Content-Length` and `Transfer-Encoding` on a complete response, whose framing the server
+/// writes (a stream keeps them: a stream of known length is sent unchunked).
+///
+/// A field whose name is not an RFC 9110 token, or whose value holds CR, LF or NUL, is dropped, as evhttp drops
+/// it: it could not be sent as one field.
+///
+/// - Complexity: O(*n*) in the bytes written; one allocation (grown by doubling), handed over to evhttp without
+///   a copy.
+struct ResponseHead: ~Copyable {
+    private let output: UnsafeMutablePointer<evkeyvalq>
+    private var bytes: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    private let keepsFraming: Bool
+
+    /// Starts the head of a response in `output` (the request's output headers) with the `Date` value.
+    /// - Parameter keepsFraming: Whether a handler's `Content-Length` and `Transfer-Encoding` are sent (streams).
+    init(into output: UnsafeMutablePointer<evkeyvalq>, date: String, keepsFraming: Bool = false) {
+        self.output = output
+        self.keepsFraming = keepsFraming
+        self.capacity = 256
+        self.bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(malloc(256)!))
+        var date = date
+        date.withUTF8 { append($0) }
+    }
+
+    deinit { free(bytes) }
+
+    /// Adds a field, unless it is malformed or one the server writes itself (see the type's notes).
+    mutating func add(_ name: String, _ value: String) {
+        var name = name, value = value
+        let kind = name.withUTF8 { name in
+            value.withUTF8 { value in Self.isToken(name) && Self.isFieldValue(value) ? Self.kind(of: name) : .malformed }
+        }
+        switch kind {
+        case .malformed, .date:
+            return
+        case .framing where !keepsFraming:
+            return
+        case .framing, .readByLibevent:
+            // evhttp reads these back, so they need entries of their own (and evhttp checks them again).
+            name.withCString { name in value.withCString { _ = evhttp_add_header(output, name, $0) } }
+        case .plain:
+            name.withUTF8 { name in value.withUTF8 { value in appendLine(name, value) } }
+        }
+    }
+
+    /// Adds a field the server itself writes, given as its whole line, such as `"\r\nVary: Accept-Encoding"`
+    /// (copied as is: the caller vouches for it).
+    mutating func addLine(_ line: StaticString) {
+        append(UnsafeBufferPointer(start: line.utf8Start, count: line.utf8CodeUnitCount))
+    }
+
+    /// Hands the head to evhttp as its `Date` entry.
+    consuming func install() {
+        reserve(1)
+        bytes[count] = 0
+        let value = UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: CChar.self)
+        let output = self.output
+        discard self
+        _ = CLibevent_evkeyvalq_append_owned(output, "Date", value)
+    }
+
+    // MARK: - Bytes
+
+    private mutating func appendLine(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        reserve(name.count + value.count + 4)
+        bytes[count] = UInt8(ascii: "\r")
+        bytes[count + 1] = UInt8(ascii: "\n")
+        count += 2
+        append(name)
+        bytes[count] = UInt8(ascii: ":")
+        bytes[count + 1] = UInt8(ascii: " ")
+        count += 2
+        append(value)
+    }
+
+    private mutating func append(_ part: UnsafeBufferPointer<UInt8>) {
+        reserve(part.count)
+        if let base = part.baseAddress { (bytes + count).update(from: base, count: part.count) }
+        count += part.count
+    }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        while count + extra > capacity { capacity *= 2 }
+        bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(realloc(bytes, capacity)!))
+    }
+
+    // MARK: - Checks
+
+    private enum Kind { case malformed, date, framing, readByLibevent, plain }
+
+    /// Which fields evhttp reads back from a response's headers.
+    private static func kind(of name: UnsafeBufferPointer<UInt8>) -> Kind {
+        switch name.count {
+        case 4 where equalsIgnoringCase(name, "date"): .date
+        case 10 where equalsIgnoringCase(name, "connection"): .readByLibevent
+        case 14 where equalsIgnoringCase(name, "content-length"): .framing
+        case 16 where equalsIgnoringCase(name, "proxy-connection"): .readByLibevent
+        case 17 where equalsIgnoringCase(name, "transfer-encoding"): .framing
+        default: .plain
+        }
+    }
+
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        let other = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard bytes.count == other.count else { return false }
+        for index in 0..<bytes.count where bytes[index] | 0x20 != other[index] { return false }
+        return true
+    }
+
+    /// Whether `name` is a non-empty RFC 9110 token.
+    static func isToken(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !name.isEmpty else { return false }
+        for byte in name {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "a")...UInt8(ascii: "z"):
+                continue
+            case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+                continue
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether `value` can be sent as one field value: no CR, LF or NUL.
+    static func isFieldValue(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in value where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+        return true
+    }
+}
