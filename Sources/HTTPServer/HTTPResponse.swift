@@ -14,6 +14,10 @@ public struct HTTPResponse: Sendable {
     /// The status code.
     public var status: Int
     /// Response headers; `Content-Type` defaults to `application/json` for non-empty bodies.
+    ///
+    /// The server writes `Date`, `Content-Length` and `Transfer-Encoding` itself (a handler's are dropped; a
+    /// stream keeps the handler's framing), and drops a field whose name is not a token or whose value holds CR,
+    /// LF or NUL, so a value taken from a request can never split the head.
     public var headers: HTTPHeaders
     /// The body.
     public var body: HTTPResponseBody
