@@ -87,7 +87,7 @@ struct ResponseHead: ~Copyable {
 
     private mutating func append(_ part: UnsafeBufferPointer<UInt8>) {
         reserve(part.count)
-        if let base = part.baseAddress { (bytes + count).update(from: base, count: part.count) }
+        if let base = part.baseAddress { (bytes + count).initialize(from: base, count: part.count) }
         count += part.count
     }
 
