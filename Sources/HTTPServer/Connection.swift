@@ -163,6 +163,19 @@ final class Connection {
         evhttp_connection_free(evcon)  // runs the close callback
     }
 
+    /// Ends the connection once the answer to `req` is written. evhttp keeps a CONNECT's connection open (for a
+    /// tunnel) even when the answer says `Connection: close`.
+    func closeOnceAnswered(_ req: OpaquePointer) {
+        // The callback runs only while evhttp still holds the connection (it frees the request, callback unused,
+        // with a connection that closes first), so the connection is alive then.
+        evhttp_request_set_on_complete_cb(req, { _, arg in
+            guard let arg else { return }
+            let connection = Unmanaged<Connection>.fromOpaque(arg).takeUnretainedValue()
+            // evhttp is still finishing the request: close in the next loop pass.
+            connection.loop.closeSoon(connection)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     /// Closes at once (the close callback still runs).
     func close() {
         if let evcon { evhttp_connection_free(evcon) }

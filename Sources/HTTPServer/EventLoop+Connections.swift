@@ -39,6 +39,18 @@ extension EventLoop {
         }
     }
 
+    /// Closes `connection` in the next loop pass, unless it closed by then.
+    func closeSoon(_ connection: Connection) {
+        var now = timeval(tv_sec: 0, tv_usec: 0)
+        let retained = Unmanaged.passRetained(connection)
+        let scheduled = event_base_once(base, -1, Int16(EV_TIMEOUT), { _, _, arg in
+            guard let arg else { return }
+            let connection = Unmanaged<Connection>.fromOpaque(arg).takeRetainedValue()
+            if connection.isOpen { connection.close() }
+        }, retained.toOpaque(), &now)
+        if scheduled != 0 { retained.release() }
+    }
+
     /// Uncounts a connection that closed.
     func forget(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.bufferEvent) != nil else { return }

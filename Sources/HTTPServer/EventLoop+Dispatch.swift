@@ -33,7 +33,8 @@ extension EventLoop {
         }
         guard let method else {
             // libevent does not read a TRACE body: close the connection, so bytes a client sent after the head can
-            // never be taken for a next request (a CONNECT is closed alike).
+            // never be taken for a next request (a CONNECT is closed alike; evhttp needs telling for that one).
+            if command == EVHTTP_REQ_CONNECT.rawValue { connection.closeOnceAnswered(req) }
             return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response(headers: ["Connection": "close"]))
         }
         // libevent never reads a HEAD body either: one that was sent would be read as the next request, so the

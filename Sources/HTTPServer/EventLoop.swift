@@ -96,7 +96,8 @@ final class EventLoop: @unchecked Sendable {
         // A common timeout: libevent keeps the connections' read and write timeouts, all of one duration, in a
         // queue instead of its timer heap, so re-arming them (several times per request) costs O(1).
         var duration = timeval(tv_sec: c.timeoutSeconds, tv_usec: 0)
-        if let common = event_base_init_common_timeout(base, &duration) { idleTimeout = common.pointee }
+        // (Should libevent refuse one, the plain duration still bounds every connection.)
+        idleTimeout = event_base_init_common_timeout(base, &duration)?.pointee ?? duration
         evhttp_set_timeout_tv(http, &idleTimeout)
         // Hard cap for libevent; the exact limit (413 problem) is checked in Swift, see `maxBodySize`.
         evhttp_set_max_body_size(http, Int(c.maxBodySize) * 2 + 1024)

@@ -15,9 +15,11 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     /// Response headers; `Content-Type` defaults to `application/json` for non-empty bodies.
     ///
-    /// The server writes `Date`, `Content-Length` and `Transfer-Encoding` itself (a handler's are dropped; a
-    /// stream keeps the handler's framing), and drops a field whose name is not a token or whose value holds CR,
-    /// LF or NUL, so a value taken from a request can never split the head.
+    /// The server writes `Date`, `Content-Length` and `Transfer-Encoding` itself. A handler's `Date` and
+    /// `Transfer-Encoding` are dropped; its `Content-Length` is sent only on a stream (one of known length goes
+    /// unchunked) and on a HEAD or 304 answer, which states the length of the body it leaves out. A field whose
+    /// name is not a token or whose value holds CR, LF or NUL is dropped, so a value taken from a request can
+    /// never split the head.
     public var headers: HTTPHeaders
     /// The body.
     public var body: HTTPResponseBody

@@ -1,4 +1,5 @@
 import CLibevent
+import Glibc
 import Logging
 import Synchronization
 
@@ -107,14 +108,17 @@ final class RequestContext: @unchecked Sendable {
             gzipped = acceptsGzip
             body = gzipped ? gzip : plain
         }
-        var head = ResponseHead(into: output, date: loop.date.current())
+        let writesLength = status >= 200 && status != 204 && status != 304 && !(isHead && body.isEmpty)
+        // A HEAD or 304 answer may state the length of the body it leaves out; the handler knows it.
+        var head = ResponseHead(
+            into: output, date: loop.date.current(), keepsContentLength: !writesLength && (isHead || status == 304))
         var hasContentType = false
         var hasCORS = false
         for field in response.headers {
+            let value = gzipped && HTTPHeaders.equalsIgnoringCase(field.name, "ETag") ? Self.gzipTag(field.value) : field.value
+            guard head.add(field.name, value) else { continue }
             if !hasContentType, HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { hasContentType = true }
             if origin != nil, !hasCORS, HTTPHeaders.equalsIgnoringCase(field.name, "Access-Control-Allow-Origin") { hasCORS = true }
-            let value = gzipped && HTTPHeaders.equalsIgnoringCase(field.name, "ETag") ? Self.gzipTag(field.value) : field.value
-            head.add(field.name, value)
         }
         if vary { head.addLine("\r\nVary: Accept-Encoding") }
         if gzipped { head.addLine("\r\nContent-Encoding: gzip") }
@@ -122,9 +126,7 @@ final class RequestContext: @unchecked Sendable {
         addCommonHeaders(&head, cors: !hasCORS)
         head.install()
         closeIfNeeded(output)
-        if status >= 200, status != 204, status != 304, !(isHead && body.isEmpty) {
-            Self.addLengthHeader(output, body.count)
-        }
+        if writesLength { Self.addLengthHeader(output, body.count) }
         if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
             Self.addBody(body, to: buffer)
         }
@@ -208,14 +210,25 @@ final class RequestContext: @unchecked Sendable {
 
     func startStream(status: Int, headers: HTTPHeaders) {
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
-        var head = ResponseHead(into: output, date: loop.date.current(), keepsFraming: true)
+        var head = ResponseHead(into: output, date: loop.date.current(), keepsContentLength: true)
         for (name, value) in headers { head.add(name, value) }
         addCommonHeaders(&head)
         head.install()
         closeIfNeeded(output)
+        Self.dropKeepAlive(req)
         isStreaming = true
         self.status = status
         HTTPStatus.reasonPhrase(status).withCString { evhttp_send_reply_start(req, Int32(status), $0) }
+    }
+
+    /// An HTTP/1.0 client cannot take chunks, and for its keep-alive request evhttp would send a stream head with
+    /// `Content-Length: 0`. Without the request's `Connection: keep-alive` the stream ends with the connection
+    /// instead. (For HTTP/1.1 the field changes nothing: keep-alive is its default.)
+    private static func dropKeepAlive(_ req: OpaquePointer) {
+        guard let input = evhttp_request_get_input_headers(req), let connection = evhttp_find_header(input, "Connection"),
+            strncasecmp(connection, "keep-alive", 10) == 0
+        else { return }
+        evhttp_remove_header(input, "Connection")
     }
 
     func writeChunk(_ bytes: [UInt8]) {

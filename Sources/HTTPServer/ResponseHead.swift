@@ -7,9 +7,10 @@ import Glibc
 /// per field) and prints each entry with its own `printf`. It reads back only `Date`, `Content-Length`,
 /// `Transfer-Encoding`, `Connection` and `Proxy-Connection`. So the head is one entry, `Date`, whose value is
 /// the date followed by every other field as checked `\r\nName: value` lines; the fields evhttp reads (other
-/// than `Date`) get entries of their own. The server always writes `Date` itself: a handler's is dropped. So
-/// are a handler's `Content-Length` and `Transfer-Encoding` on a complete response, whose framing the server
-/// writes (a stream keeps them: a stream of known length is sent unchunked).
+/// than `Date`) get entries of their own. The server always writes `Date` itself: a handler's is dropped. So is
+/// a handler's `Transfer-Encoding` (evhttp chunks a stream itself), and a handler's `Content-Length` unless the
+/// owner keeps it: a stream of known length, or a HEAD or 304 answer that states the length of the body it
+/// leaves out.
 ///
 /// A field whose name is not an RFC 9110 token, or whose value holds CR, LF or NUL, is dropped, as evhttp drops
 /// it: it could not be sent as one field.
@@ -21,13 +22,13 @@ struct ResponseHead: ~Copyable {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
-    private let keepsFraming: Bool
+    private let keepsContentLength: Bool
 
     /// Starts the head of a response in `output` (the request's output headers) with the `Date` value.
-    /// - Parameter keepsFraming: Whether a handler's `Content-Length` and `Transfer-Encoding` are sent (streams).
-    init(into output: UnsafeMutablePointer<evkeyvalq>, date: String, keepsFraming: Bool = false) {
+    /// - Parameter keepsContentLength: Whether a handler's `Content-Length` is sent (when the server writes none).
+    init(into output: UnsafeMutablePointer<evkeyvalq>, date: String, keepsContentLength: Bool = false) {
         self.output = output
-        self.keepsFraming = keepsFraming
+        self.keepsContentLength = keepsContentLength
         self.capacity = 256
         self.bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(malloc(256)!))
         var date = date
@@ -37,21 +38,24 @@ struct ResponseHead: ~Copyable {
     deinit { free(bytes) }
 
     /// Adds a field, unless it is malformed or one the server writes itself (see the type's notes).
-    mutating func add(_ name: String, _ value: String) {
+    /// - Returns: Whether the field is sent.
+    @discardableResult
+    mutating func add(_ name: String, _ value: String) -> Bool {
         var name = name, value = value
         let kind = name.withUTF8 { name in
             value.withUTF8 { value in Self.isToken(name) && Self.isFieldValue(value) ? Self.kind(of: name) : .malformed }
         }
         switch kind {
-        case .malformed, .date:
-            return
-        case .framing where !keepsFraming:
-            return
-        case .framing, .readByLibevent:
+        case .malformed, .date, .transferEncoding:
+            return false
+        case .contentLength where !keepsContentLength:
+            return false
+        case .contentLength, .readByLibevent:
             // evhttp reads these back, so they need entries of their own (and evhttp checks them again).
-            name.withCString { name in value.withCString { _ = evhttp_add_header(output, name, $0) } }
+            return name.withCString { name in value.withCString { evhttp_add_header(output, name, $0) == 0 } }
         case .plain:
             name.withUTF8 { name in value.withUTF8 { value in appendLine(name, value) } }
+            return true
         }
     }
 
@@ -99,16 +103,16 @@ struct ResponseHead: ~Copyable {
 
     // MARK: - Checks
 
-    private enum Kind { case malformed, date, framing, readByLibevent, plain }
+    private enum Kind { case malformed, date, contentLength, transferEncoding, readByLibevent, plain }
 
     /// Which fields evhttp reads back from a response's headers.
     private static func kind(of name: UnsafeBufferPointer<UInt8>) -> Kind {
         switch name.count {
         case 4 where equalsIgnoringCase(name, "date"): .date
         case 10 where equalsIgnoringCase(name, "connection"): .readByLibevent
-        case 14 where equalsIgnoringCase(name, "content-length"): .framing
+        case 14 where equalsIgnoringCase(name, "content-length"): .contentLength
         case 16 where equalsIgnoringCase(name, "proxy-connection"): .readByLibevent
-        case 17 where equalsIgnoringCase(name, "transfer-encoding"): .framing
+        case 17 where equalsIgnoringCase(name, "transfer-encoding"): .transferEncoding
         default: .plain
         }
     }

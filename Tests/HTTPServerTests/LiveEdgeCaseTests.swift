@@ -52,6 +52,37 @@ import Testing
         }
     }
 
+    @Test func anHTTP10KeepAliveStreamEndsWithItsConnection() throws {
+        let parked = Parked()
+        try withServer({ $0.eventLoops = 1 }, router: lifecycleRouter(parked)) { server in
+            let client = try #require(TestClient(port: server.port))
+            // No chunks for HTTP/1.0: without this fix evhttp sent `Content-Length: 0` and kept the connection.
+            client.send("GET /events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let head = try #require(client.readHead())
+            #expect(head.status == 200)
+            #expect(head.header("content-length") == nil)
+            #expect(head.header("transfer-encoding") == nil)
+            #expect(eventually { parked.stream.withLock { $0 } != nil })
+            parked.stream.withLock { stream in
+                stream?.write(Array("data: 2\n\n".utf8))
+                stream?.finish()
+                stream = nil
+            }
+            #expect(client.readToEnd() == Array("data: 1\n\ndata: 2\n\n".utf8))
+        }
+    }
+
+    @Test func aCONNECTGetsItsProblemAndTheConnectionEnds() throws {
+        try withServer(router: echoRouter()) { server in
+            let client = try #require(TestClient(port: server.port))
+            client.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.status == 501)
+            #expect(response.header("connection") == "close")
+            #expect(client.waitForEOF())
+        }
+    }
+
     @Test func oddVersionsStillGetAnHTTP11Problem() throws {
         try withServer(router: echoRouter()) { server in
             let client = try #require(TestClient(port: server.port))

@@ -52,6 +52,55 @@ import Testing
         }
     }
 
+    @Test func aMalformedContentTypeLeavesTheDefault() throws {
+        try withServer(router: Self.router(["Content-Type": "text/plain\r\nX-Injected: 1"])) { server in
+            let response = try #require(TestClient(port: server.port)?.request("GET", "/head"))
+            #expect(response.header("content-type") == "application/json")
+            #expect(response.header("x-injected") == nil)
+        }
+    }
+
+    @Test func aHEADAnswerKeepsTheLengthItsHandlerStates() throws {
+        var router = Router()
+        router.add(.GET, "/sized") { request, responder in
+            let body = Array(repeating: UInt8(ascii: "x"), count: 42)
+            if request.method == .HEAD {
+                responder.respond(HTTPResponse(status: 200, headers: ["Content-Length": "42"]))
+            } else {
+                responder.respond(HTTPResponse(status: 200, headers: ["Content-Length": "7"], body: .bytes(body)))
+            }
+        }
+        try withServer(router: router) { server in
+            let client = try #require(TestClient(port: server.port))
+            client.sendRequest("HEAD", "/sized")
+            let head = try #require(client.readResponse(isHead: true))
+            #expect(head.header("content-length") == "42")
+            // On a GET the server frames the body itself: the handler's wrong length is not sent.
+            let get = try #require(client.request("GET", "/sized"))
+            #expect(get.fieldNames.filter { $0 == "content-length" }.count == 1)
+            #expect(get.header("content-length") == "42")
+            #expect(get.body.count == 42)
+        }
+    }
+
+    @Test func aStreamIsChunkedOnceWhateverItsHandlerSays() throws {
+        var router = Router()
+        router.add(.GET, "/stream") { _, responder in
+            let stream = responder.startStream(
+                status: 200, headers: ["Content-Type": "text/plain", "Transfer-Encoding": "chunked"])
+            stream?.write(Array("x".utf8))
+            stream?.finish()
+        }
+        try withServer(router: router) { server in
+            let client = try #require(TestClient(port: server.port))
+            client.sendRequest("GET", "/stream")
+            let head = try #require(client.readHead())
+            #expect(head.fieldNames.filter { $0 == "transfer-encoding" }.count == 1)
+            #expect(head.header("transfer-encoding") == "chunked")
+            #expect(client.readChunk() == Array("x".utf8))
+        }
+    }
+
     @Test func aHandlersConnectionCloseEndsTheConnection() throws {
         try withServer(router: Self.router(["Connection": "close"])) { server in
             let client = try #require(TestClient(port: server.port))

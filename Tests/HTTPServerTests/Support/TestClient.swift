@@ -148,6 +148,17 @@ final class TestClient {
         return poll(&entry, 1, milliseconds) > 0
     }
 
+    /// Every byte up to the peer's close (a body delimited by the connection's end), or `nil` on a timeout.
+    func readToEnd() -> [UInt8]? {
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n == 0 { return buffer }
+            if n < 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
     /// Whether the peer closed the connection (EOF) before `timeout` seconds.
     func waitForEOF() -> Bool {
         while true {
