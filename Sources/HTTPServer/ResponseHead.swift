@@ -42,11 +42,10 @@ struct ResponseHead: ~Copyable {
     @discardableResult
     mutating func add(_ name: String, _ value: String) -> Bool {
         var name = name, value = value
-        let kind = name.withUTF8 { name in
-            value.withUTF8 { value in Self.isToken(name) && Self.isFieldValue(value) ? Self.kind(of: name) : .malformed }
-        }
-        switch kind {
-        case .malformed, .date, .transferEncoding:
+        let wellFormed = name.withUTF8 { name in value.withUTF8 { value in Self.isToken(name) && Self.isFieldValue(value) } }
+        guard wellFormed else { return false }
+        switch Self.kind(of: name) {
+        case .date, .transferEncoding:
             return false
         case .contentLength where !keepsContentLength:
             return false
@@ -103,25 +102,18 @@ struct ResponseHead: ~Copyable {
 
     // MARK: - Checks
 
-    private enum Kind { case malformed, date, contentLength, transferEncoding, readByLibevent, plain }
+    private enum Kind { case date, contentLength, transferEncoding, readByLibevent, plain }
 
     /// Which fields evhttp reads back from a response's headers.
-    private static func kind(of name: UnsafeBufferPointer<UInt8>) -> Kind {
-        switch name.count {
-        case 4 where equalsIgnoringCase(name, "date"): .date
-        case 10 where equalsIgnoringCase(name, "connection"): .readByLibevent
-        case 14 where equalsIgnoringCase(name, "content-length"): .contentLength
-        case 16 where equalsIgnoringCase(name, "proxy-connection"): .readByLibevent
-        case 17 where equalsIgnoringCase(name, "transfer-encoding"): .transferEncoding
+    private static func kind(of name: String) -> Kind {
+        switch name.utf8.count {
+        case 4 where HTTPHeaders.equalsIgnoringCase(name, "Date"): .date
+        case 10 where HTTPHeaders.equalsIgnoringCase(name, "Connection"): .readByLibevent
+        case 14 where HTTPHeaders.equalsIgnoringCase(name, "Content-Length"): .contentLength
+        case 16 where HTTPHeaders.equalsIgnoringCase(name, "Proxy-Connection"): .readByLibevent
+        case 17 where HTTPHeaders.equalsIgnoringCase(name, "Transfer-Encoding"): .transferEncoding
         default: .plain
         }
-    }
-
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-        let other = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        guard bytes.count == other.count else { return false }
-        for index in 0..<bytes.count where bytes[index] | 0x20 != other[index] { return false }
-        return true
     }
 
     /// Whether `name` is a non-empty RFC 9110 token.
