@@ -23,18 +23,24 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // Tiny text helpers both the HTTP layer and the core use: the one JSON string escaper, space trimming.
+        .target(name: "WireText", swiftSettings: swiftSettings),
+
         // The pure model, diff and patch: no I/O, no C.
-        .target(name: "ListDeltaCore", swiftSettings: swiftSettings),
+        .target(name: "ListDeltaCore", dependencies: ["WireText"], swiftSettings: swiftSettings),
 
         // C at the edge.
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
 
+        // gzip and bounded inflation with zlib: the HTTP layer's codings and the stored revisions' blobs.
+        .target(name: "ZlibCodec", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+
         // A generic evhttp server: knows nothing about lists.
         .target(
             name: "HTTPServer",
             dependencies: [
-                "CLibevent", "CZlib",
+                "CLibevent", "ZlibCodec", "WireText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -52,7 +58,7 @@ let package = Package(
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "HTTPServer", "ListDeltaStore",
+                "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ZlibCodec", "WireText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -81,7 +87,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "http-bench-server",
-            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["HTTPServer", "ZlibCodec", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 
@@ -89,12 +95,13 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer",
+                "HTTPServer", "ZlibCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDeltaStoreTests", dependencies: ["ListDeltaStore"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDeltaServiceTests", dependencies: ["ListDeltaService"], swiftSettings: swiftSettings),
     ],

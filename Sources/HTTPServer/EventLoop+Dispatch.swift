@@ -1,4 +1,6 @@
 import CLibevent
+import WireText
+import ZlibCodec
 
 extension EventLoop {
     /// The `evhttp` general callback: checks limits in a fixed order, then routes.

@@ -2,6 +2,7 @@ import CLibevent
 import Glibc
 import Logging
 import Synchronization
+import ZlibCodec
 
 /// The server side of one request.
 ///

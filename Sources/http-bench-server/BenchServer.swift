@@ -1,5 +1,6 @@
 import HTTPServer
 import Logging
+import ZlibCodec
 
 /// Serves one deterministic 2 KB JSON body on `GET /bench` (plain, or the precompressed gzip variant).
 ///

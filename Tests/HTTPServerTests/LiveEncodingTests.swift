@@ -1,5 +1,6 @@
 import HTTPServer
 import Testing
+import ZlibCodec
 
 @Suite struct LiveEncodingTests {
     @Test func gzipResponses() throws {

@@ -1,3 +1,5 @@
+import WireText
+
 /// Writes `JSONValue`s as compact JSON text (UTF-8), keys in their stored order.
 public struct JSONWriter: Sendable {
     /// The bytes written so far.
@@ -49,23 +51,9 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Appends `string` as a JSON string literal.
+    /// Appends `string` as a JSON string literal (through the package's one escaper, ``JSONString``).
     public mutating func write(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
-            case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
-            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.append(string, to: &bytes)
     }
 
     /// Appends text that is already valid JSON (a literal, a number, a pre-rendered fragment).

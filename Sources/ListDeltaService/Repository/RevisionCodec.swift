@@ -1,5 +1,5 @@
-import HTTPServer
 import ListDeltaCore
+import ZlibCodec
 
 /// The bytes a revision is stored as: gzip'd JSON, so a revision costs what it changed.
 ///

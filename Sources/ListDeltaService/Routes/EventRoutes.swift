@@ -1,4 +1,5 @@
 import HTTPServer
+import WireText
 
 /// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
 struct EventRoutes {

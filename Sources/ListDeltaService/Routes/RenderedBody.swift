@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaCore
+import ZlibCodec
 
 /// A JSON body rendered once and kept in both codings, so a representation is compressed once, not per request.
 struct RenderedBody: Sendable {
