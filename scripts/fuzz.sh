@@ -10,9 +10,12 @@ seconds="${1:-30}"
 out=.build-fuzz
 mkdir -p "$out"
 mapfile -t core < <(find Sources/ListDeltaCore -name '*.swift' | sort)
+# The core imports the tiny WireText module: built first, instrumented the same way, and linked in.
+swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name WireText -emit-library -static \
+  -emit-module -emit-module-path "$out/WireText.swiftmodule" Sources/WireText/*.swift -o "$out/libWireText.a"
 status=0
 for target in document patch; do
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" \
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" -I "$out" -L "$out" -lWireText \
     "${core[@]}" "Fuzz/fuzz-$target.swift" -o "$out/fuzz-$target" 2>&1 | { grep -v "Cannot export local symbol" || true; }
   work="$(mktemp -d)"
   cp Fuzz/Corpus/"$target"/* "$work"/

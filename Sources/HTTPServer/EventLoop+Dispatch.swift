@@ -1,6 +1,5 @@
 import CLibevent
 import WireText
-import ZlibCodec
 
 extension EventLoop {
     /// The `evhttp` general callback: checks limits in a fixed order, then routes.
@@ -71,22 +70,19 @@ extension EventLoop {
                 count = Int(evbuffer_copyout(input, buffer.baseAddress, bodyLength))
             }
         }
+        // A gzip body is inflated later, by whoever reads it (off the loop, after authorisation): see
+        // `HTTPRequest.decodedBody()`. Only the coding is checked here.
+        var coding = HTTPRequest.BodyCoding.identity
         if let encoding = known.contentEncoding?.lowercased(), !encoding.isEmpty, encoding != "identity" {
             guard encoding == "gzip" || encoding == "x-gzip" else {
                 return context.send(
                     ProblemDetails(status: 415, detail: "Content-Encoding \(encoding) is not supported.").response())
             }
-            do {
-                body = try Gzip.inflate(body, limit: self.context.configuration.maxInflatedBodySize)
-            } catch .tooLarge(let limit) {
-                return context.send(ProblemDetails(status: 413, detail: "The inflated body exceeds \(limit) bytes.").response())
-            } catch {
-                return context.send(ProblemDetails(status: 400, detail: "The gzip body is corrupt.").response())
-            }
+            coding = .gzip
         }
         var request = HTTPRequest(
-            method: method, path: path, rawPath: uri, query: query, headers: headers, body: body,
-            remoteAddress: connection.remoteAddress)
+            method: method, path: path, rawPath: uri, query: query, headers: headers, body: body, bodyCoding: coding,
+            inflatedBodyLimit: self.context.configuration.maxInflatedBodySize, remoteAddress: connection.remoteAddress)
         if method == .OPTIONS, let preflight = self.context.cors.preflight(request) {
             return context.send(preflight)
         }

@@ -119,6 +119,14 @@ final class EventLoop: @unchecked Sendable {
     /// Whether the caller runs on this loop's thread.
     var inLoop: Bool { loopThread.load(ordering: .acquiring) == POSIX.threadID() }
 
+    /// Stops a debug build when loop-only code (every evhttp call, a request's mutable state) runs on another
+    /// thread; compiled out of release builds. Before the thread starts and after it stopped nothing runs on it,
+    /// so only a running loop is checked.
+    @inline(__always)
+    func assertInLoop(_ function: StaticString = #function, file: StaticString = #fileID, line: UInt = #line) {
+        assert(loopThread.load(ordering: .relaxed) == 0 || inLoop, "\(function) must run on its event loop's thread", file: file, line: line)
+    }
+
     /// Runs `job` on the loop thread: at once when already there, else queued and the loop woken through its pipe.
     /// Jobs submitted after the loop stopped are dropped.
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -150,6 +158,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         loopThread.store(POSIX.threadID(), ordering: .releasing)
+        EventLoopThread.markCurrent()
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         teardown()
     }

@@ -1,5 +1,13 @@
+import ZlibCodec
+
 /// A fully read HTTP request as seen by a handler.
 public struct HTTPRequest: Sendable {
+    /// How the body was sent (`Content-Encoding`).
+    public enum BodyCoding: Sendable, Equatable {
+        case identity
+        case gzip
+    }
+
     /// The request method (`HEAD` requests routed to a `GET` handler keep `.HEAD` here).
     public let method: HTTPMethod
     /// The percent-decoded path, without the query.
@@ -12,15 +20,20 @@ public struct HTTPRequest: Sendable {
     public let query: [String: String]
     /// The request headers in received order.
     public let headers: HTTPHeaders
-    /// The body; already inflated when it was sent with `Content-Encoding: gzip` (bounded).
+    /// The body as it arrived: still compressed when ``bodyCoding`` is `.gzip` (read it with ``decodedBody()``).
     public let body: [UInt8]
+    /// The body's coding; the server accepts only identity and gzip (415 for any other, before the handler).
+    public let bodyCoding: BodyCoding
+    /// The largest inflated body ``decodedBody()`` accepts, in bytes.
+    public let inflatedBodyLimit: Int
     /// The peer as `host:port`.
     public let remoteAddress: String
 
     /// Creates a request (the server does this; tests and apps may too).
     public init(
         method: HTTPMethod, path: String, rawPath: String, pathParameters: [String: String] = [:],
-        query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], remoteAddress: String = ""
+        query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        bodyCoding: BodyCoding = .identity, inflatedBodyLimit: Int = 8 << 20, remoteAddress: String = ""
     ) {
         self.method = method
         self.path = path
@@ -29,6 +42,24 @@ public struct HTTPRequest: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
+        self.bodyCoding = bodyCoding
+        self.inflatedBodyLimit = inflatedBodyLimit
         self.remoteAddress = remoteAddress
+    }
+
+    /// The body with its coding removed: a gzip body is inflated here, in bounded steps, so the cost falls on
+    /// the thread that reads the body (a worker, after the request was authorised), never on the event loop.
+    /// - Throws: A 413 problem when the inflated body would exceed ``inflatedBodyLimit`` (no more memory is
+    ///   used than that), a 400 problem for a corrupt gzip body.
+    /// - Complexity: O(*m*) in the inflated size.
+    public func decodedBody() throws(ProblemDetails) -> [UInt8] {
+        guard bodyCoding == .gzip else { return body }
+        do {
+            return try Gzip.inflate(body, limit: inflatedBodyLimit)
+        } catch .tooLarge(let limit) {
+            throw ProblemDetails(status: 413, detail: "The inflated body exceeds \(limit) bytes.")
+        } catch {
+            throw ProblemDetails(status: 400, detail: "The gzip body is corrupt.")
+        }
     }
 }

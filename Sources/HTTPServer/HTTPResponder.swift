@@ -1,9 +1,47 @@
-/// The handle a handler answers through.
+/// What a handler answers a request through: the server's socket-bound ``HTTPResponder``, or any other
+/// implementation (an in-memory recorder in a test, a proxy), so that handlers run without sockets.
 ///
-/// Exactly one of ``respond(_:)`` / ``startStream(status:headers:)`` may be used, once. Callable from any thread:
-/// off the owning loop thread the work hops to it through the loop's wake pipe. After the client went away it is a
-/// no-op that returns `false`. A responder dropped without answering sends a 500 problem.
-public final class HTTPResponder: Sendable {
+/// Exactly one of ``respond(_:)`` / ``startStream(status:headers:)`` takes effect, once; implementations are
+/// callable from any thread.
+public protocol HTTPResponding: Sendable {
+    /// Sends `response`.
+    /// - Returns: `false` when a response was already sent or the client is gone.
+    @discardableResult
+    func respond(_ response: HTTPResponse) -> Bool
+
+    /// Starts a chunked streaming response (for example `text/event-stream`), never compressed.
+    /// - Returns: The stream, or `nil` when already answered or the client is gone.
+    func startStream(status: Int, headers: HTTPHeaders) -> (any HTTPStreaming)?
+
+    /// Registers `handler`, called once if the client disconnects before the response completed (parked or
+    /// streaming). Registering after the disconnect calls it soon.
+    func onClose(_ handler: @escaping @Sendable () -> Void)
+
+    /// Whether the client disconnected before the response completed.
+    var isClosed: Bool { get }
+}
+
+/// A streaming response in progress (see ``HTTPResponding/startStream(status:headers:)``).
+public protocol HTTPStreaming: Sendable {
+    /// Sends `bytes` as one chunk.
+    /// - Returns: `false` once the stream is finished or the client is gone.
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool
+
+    /// Ends the stream. Idempotent.
+    func finish()
+
+    /// Whether the client disconnected.
+    var isClosed: Bool { get }
+}
+
+/// The server's responder: one request on one connection of one event loop.
+///
+/// Callable from any thread: off the owning loop thread the work hops to it through the loop's wake pipe, and a
+/// plain body worth compressing is gzip'd on the calling thread first, so that the loop itself never compresses
+/// (see ``HTTPResponseBody/bytes(_:)``). After the client went away it is a no-op that returns `false`. A
+/// responder dropped without answering sends a 500 problem.
+public final class HTTPResponder: HTTPResponding {
     let context: RequestContext
 
     init(context: RequestContext) { self.context = context }
@@ -16,8 +54,6 @@ public final class HTTPResponder: Sendable {
         }
     }
 
-    /// Sends `response`.
-    /// - Returns: `false` when a response was already sent or the client is gone.
     @discardableResult
     public func respond(_ response: HTTPResponse) -> Bool {
         let context = self.context
@@ -25,22 +61,20 @@ public final class HTTPResponder: Sendable {
         if context.loop.inLoop {
             context.send(response)
         } else {
+            let minimum = context.loop.context.configuration.gzipMinimumSize
+            let response = context.acceptsGzip ? response.compressingBody(above: minimum) : response
             context.loop.execute { context.send(response) }
         }
         return true
     }
 
-    /// Starts a chunked streaming response (for example `text/event-stream`); the server never compresses it.
-    /// - Returns: The stream, or `nil` when already answered or the client is gone.
-    public func startStream(status: Int, headers: HTTPHeaders) -> HTTPStream? {
+    public func startStream(status: Int, headers: HTTPHeaders) -> (any HTTPStreaming)? {
         let context = self.context
         guard context.claim() else { return nil }
         context.loop.execute { context.startStream(status: status, headers: headers) }
         return HTTPStream(context: context)
     }
 
-    /// Registers `handler`, called once on the loop thread if the client disconnects before the response completed
-    /// (parked or streaming). Registering after the disconnect calls it soon.
     public func onClose(_ handler: @escaping @Sendable () -> Void) {
         let context = self.context
         context.closeHandler.withLock { $0 = handler }
@@ -51,18 +85,15 @@ public final class HTTPResponder: Sendable {
         }
     }
 
-    /// Whether the client disconnected before the response completed.
     public var isClosed: Bool { context.isClosed }
 }
 
-/// A chunked response in progress; every write is handed to the socket at once.
-public final class HTTPStream: Sendable {
+/// The server's chunked response in progress; every write is handed to the socket at once.
+public final class HTTPStream: HTTPStreaming {
     let context: RequestContext
 
     init(context: RequestContext) { self.context = context }
 
-    /// Sends `bytes` as one chunk.
-    /// - Returns: `false` once the stream is finished or the client is gone.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
         let context = self.context
@@ -71,12 +102,10 @@ public final class HTTPStream: Sendable {
         return true
     }
 
-    /// Ends the stream (the terminating chunk). Idempotent.
     public func finish() {
         let context = self.context
         context.loop.execute { context.finishStream() }
     }
 
-    /// Whether the client disconnected.
     public var isClosed: Bool { context.isClosed }
 }

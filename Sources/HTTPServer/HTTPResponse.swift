@@ -1,8 +1,12 @@
+import ZlibCodec
+
 /// The body of an ``HTTPResponse``.
 public enum HTTPResponseBody: Sendable {
     /// No body.
     case empty
-    /// Plain bytes; gzip'd per request when larger than the configured minimum and accepted by the client.
+    /// Plain bytes. Answered from a thread other than the event loop's, they are gzip'd on that thread when
+    /// larger than the configured minimum and accepted by the client; answered on the loop, they go out plain
+    /// (the loop never compresses: a handler that answers large bodies on the loop gives them precompressed).
     case bytes([UInt8])
     /// Pre-compressed: the server picks gzip when the request's Accept-Encoding allows it, else plain.
     /// No per-request compression.
@@ -33,5 +37,19 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+}
+
+extension HTTPResponse {
+    /// This response with a plain body larger than `minimum` bytes replaced by both codings (when gzip makes it
+    /// smaller and the handler set no `Content-Encoding` of its own); any other response unchanged.
+    /// - Complexity: O(*n*) in the body size when it compresses, else O(1).
+    public func compressingBody(above minimum: Int) -> HTTPResponse {
+        guard case .bytes(let plain) = body, plain.count > minimum, !headers.contains("Content-Encoding"),
+            let gzip = try? Gzip.compress(plain), gzip.count < plain.count
+        else { return self }
+        var compressed = self
+        compressed.body = .precompressed(plain: plain, gzip: gzip)
+        return compressed
     }
 }

@@ -2,7 +2,6 @@ import CLibevent
 import Glibc
 import Logging
 import Synchronization
-import ZlibCodec
 
 /// The server side of one request.
 ///
@@ -56,6 +55,7 @@ final class RequestContext: @unchecked Sendable {
     /// Registers a request that is still pending after its handler returned (parked or streaming), so shutdown
     /// can find it. Requests answered at once never enter the table.
     func registerPending() {
+        loop.assertInLoop()
         guard !registered else { return }
         registered = true
         loop.inFlight[ObjectIdentifier(self)] = self
@@ -87,6 +87,7 @@ final class RequestContext: @unchecked Sendable {
     /// Adds `Content-Length` and `Date` itself (libevent would format both with `printf` and `strftime` for every
     /// response) and picks the body: gzip when accepted and worth it, else plain.
     func send(_ response: HTTPResponse) {
+        loop.assertInLoop()
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
         let status = response.status
         var body: [UInt8]
@@ -96,14 +97,10 @@ final class RequestContext: @unchecked Sendable {
         case .empty:
             body = []
         case .bytes(let bytes):
+            // Never compressed here, on the loop: the responder compressed it already when it was answered from
+            // another thread and worth it (see `HTTPResponder.respond`).
             body = bytes
-            if bytes.count > loop.context.configuration.gzipMinimumSize, !response.headers.contains("Content-Encoding") {
-                vary = true
-                if acceptsGzip, let gzip = try? Gzip.compress(bytes), gzip.count < bytes.count {
-                    body = gzip
-                    gzipped = true
-                }
-            }
+            vary = bytes.count > loop.context.configuration.gzipMinimumSize && !response.headers.contains("Content-Encoding")
         case .precompressed(let plain, let gzip):
             vary = true
             gzipped = acceptsGzip
@@ -159,6 +156,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// Answers from the drain or the missing-reply safety net, whatever was claimed.
     func forceReply(_ response: HTTPResponse) {
+        loop.assertInLoop()
         guard !isStreaming else { return }
         state.store(State.claimed.rawValue, ordering: .releasing)
         send(response)
@@ -210,6 +208,7 @@ final class RequestContext: @unchecked Sendable {
     // MARK: - Streams (loop thread)
 
     func startStream(status: Int, headers: HTTPHeaders) {
+        loop.assertInLoop()
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
         var head = ResponseHead(into: output, date: loop.date.current(), keepsContentLength: true)
         for (name, value) in headers { head.add(name, value) }
@@ -233,6 +232,7 @@ final class RequestContext: @unchecked Sendable {
     }
 
     func writeChunk(_ bytes: [UInt8]) {
+        loop.assertInLoop()
         guard isStreaming, !isClosed, let req, !bytes.isEmpty, let buffer = loop.chunkBuffer else { return }
         // A HEAD, 204 or 304 stream has no body: libevent would leave the bytes in the loop's shared buffer.
         guard !isHead, status != 204, status != 304 else { return }
@@ -243,6 +243,7 @@ final class RequestContext: @unchecked Sendable {
     }
 
     func finishStream() {
+        loop.assertInLoop()
         guard isStreaming, !isClosed, let req else { return }
         // libevent may free `req`, and even the connection (running the close callback), inside
         // `evhttp_send_reply_end` when the stream is not chunked: forget it and mark it finished first.
@@ -257,6 +258,7 @@ final class RequestContext: @unchecked Sendable {
     /// Watches the socket while the request is parked or streaming: libevent 2.1 stops reading once a request was
     /// dispatched, so a client that goes away would only be noticed on the next write.
     func watchForDisconnect() {
+        loop.assertInLoop()
         guard disconnectWatch == nil, let req, let evcon = evhttp_request_get_connection(req),
             let bev = evhttp_connection_get_bufferevent(evcon)
         else { return }
@@ -316,6 +318,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// The close callback saw the connection go while this request was pending or streaming.
     func clientClosed() {
+        loop.assertInLoop()
         let previous = state.exchange(State.closed.rawValue, ordering: .acquiringAndReleasing)
         guard previous != State.finished.rawValue else { return }
         stopWatching()

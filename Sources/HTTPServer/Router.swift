@@ -1,7 +1,8 @@
 import Glibc
 
-/// The function that answers a request through its ``HTTPResponder``.
-public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
+/// The function that answers a request through its responder (the server's ``HTTPResponder``, or any other
+/// ``HTTPResponding``, so handlers can be called without sockets).
+public typealias HTTPHandler = @Sendable (HTTPRequest, any HTTPResponding) -> Void
 
 /// A method + path-pattern router with `{name}` parameters.
 ///

@@ -1,46 +1,25 @@
 import HTTPServer
-import ListDeltaCore
-import ListDeltaStore
 import Logging
 import Prometheus
 
-/// The ListDelta service: API v1 over the HTTP layer, revisions in SQLite.
+/// The ListDelta service behind its HTTP server: ``ListDeltaService``'s routes served by libevent.
 ///
-/// `listdelta serve` builds one with its configuration, then `start()`s it and waits; tests build the same app.
+/// `listdelta serve` builds one with its configuration, then `start()`s it and waits; end-to-end tests build the
+/// same app.
 public final class ListDeltaApp: Sendable {
     /// The configuration it runs with.
-    public let configuration: ServiceConfiguration
+    public var configuration: ServiceConfiguration { service.configuration }
+    /// The routes and their state, without the socket.
+    public let service: ListDeltaService
     private let server: HTTPServer
-    private let context: ServiceContext
 
-    /// Opens the store and builds the routes.
+    /// Opens the store and builds the routes and the server.
     /// - Parameters:
     ///   - registry: where `/metrics` reads from; `nil` when the process bootstrapped no Prometheus factory.
     /// - Throws: `ConfigurationError` for an invalid configuration or a store that cannot be opened.
     public init(configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?) throws(ConfigurationError) {
-        try configuration.validate()
-        self.configuration = configuration
-        var storeConfiguration = StoreConfiguration(directory: configuration.dataDirectory)
-        storeConfiguration.retention = configuration.retention
-        storeConfiguration.durableSync = configuration.durableSync
-        let store: ListStore
-        do {
-            store = try ListStore(configuration: storeConfiguration)
-        } catch {
-            throw ConfigurationError("cannot open the store in \(configuration.dataDirectory): \(error)")
-        }
-        let repository = ListRepository(store: store, limits: configuration.documentLimits, cacheBytes: configuration.cacheBytes / 2)
-        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger)
-        self.context = context
-
-        var router = Router()
-        ReadRoutes(context: context).register(in: &router)
-        WriteRoutes(context: context).register(in: &router)
-        DiffRoutes(context: context).register(in: &router)
-        EventRoutes(context: context).register(in: &router)
-        OperationalRoutes(context: context, registry: registry).register(in: &router)
-        StaticRoutes(webRoot: configuration.webRoot).register(in: &router)
-
+        let service = try ListDeltaService(configuration: configuration, logger: logger, registry: registry)
+        self.service = service
         var http = HTTPServerConfiguration()
         http.host = configuration.host
         http.port = configuration.port
@@ -52,9 +31,8 @@ public final class ListDeltaApp: Sendable {
         http.requestTimeoutSeconds = configuration.requestTimeoutSeconds
         http.corsAllowedOrigins = configuration.corsOrigins
         http.gzipMinimumSize = RenderedBody.compressionThreshold
-        server = HTTPServer(configuration: http, router: router, logger: logger)
-        let hub = context.hub
-        server.onShutdown = { hub.shutdown() }
+        server = HTTPServer(configuration: http, router: service.router, logger: logger)
+        server.onShutdown = { service.shutdown() }
     }
 
     /// Binds and starts serving.
@@ -65,7 +43,12 @@ public final class ListDeltaApp: Sendable {
         } catch {
             throw ConfigurationError("cannot serve on \(configuration.host):\(configuration.port): \(error)")
         }
-        context.logger.info("listening", metadata: ["address": "\(configuration.host):\(server.port)", "data": "\(configuration.dataDirectory)"])
+        service.context.logger.info(
+            "listening",
+            metadata: [
+                "address": "\(configuration.host):\(server.port)", "data": "\(configuration.dataDirectory)",
+                "workers": "\(configuration.workerThreads) read, \(configuration.writeThreads) write",
+            ])
     }
 
     /// The bound port (useful with port 0).

@@ -5,8 +5,8 @@ import Testing
 
 /// Shared state between a handler and the test.
 final class Parked: Sendable {
-    let responder = Mutex<HTTPResponder?>(nil)
-    let stream = Mutex<HTTPStream?>(nil)
+    let responder = Mutex<(any HTTPResponding)?>(nil)
+    let stream = Mutex<(any HTTPStreaming)?>(nil)
     let closed = Atomic<Int>(0)
     let lateRespond = Mutex<Bool?>(nil)
 }

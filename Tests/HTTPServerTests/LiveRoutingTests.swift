@@ -8,9 +8,18 @@ func echoRouter() -> Router {
         responder.respond(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: .bytes(Array(text.utf8))))
     }
     router.add(.POST, "/echo") { request, responder in
-        responder.respond(HTTPResponse(status: 200, body: .bytes(request.body)))
+        // Inflated by the handler, as an app does after authorising (never by the loop before routing).
+        do throws(ProblemDetails) {
+            responder.respond(HTTPResponse(status: 200, body: .bytes(try request.decodedBody())))
+        } catch {
+            responder.respond(error.response())
+        }
     }
     router.add(.GET, "/big") { _, responder in
+        // Answered from another thread: the responder compresses it there.
+        runOnThread { responder.respond(HTTPResponse(status: 200, body: .bytes(Array(repeating: UInt8(ascii: "a"), count: 5000)))) }
+    }
+    router.add(.GET, "/big-on-loop") { _, responder in
         responder.respond(HTTPResponse(status: 200, body: .bytes(Array(repeating: UInt8(ascii: "a"), count: 5000))))
     }
     router.add(.GET, "/pre") { _, responder in

@@ -64,7 +64,8 @@ extension ServiceConfiguration {
         bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),
         int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds),
         int("requestTimeoutSeconds", \.requestTimeoutSeconds), int("eventLoops", \.eventLoops),
-        int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
+        int("workerThreads", \.workerThreads), int("writeThreads", \.writeThreads),
+        int("maxQueuedRequests", \.maxQueuedRequests), int("cachedLists", \.cachedLists), int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
         int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel), string("webRoot", \.webRoot),
     ]
 

@@ -34,6 +34,16 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var requestTimeoutSeconds = 60
     /// Event-loop threads. The default is 2.
     public var eventLoops = 2
+    /// Worker threads for reads that cannot be answered from memory (the store, rebuilding revisions, diffs). The
+    /// default is 4.
+    public var workerThreads = 4
+    /// Worker threads for writes (the store has one writer: more threads only wait for it). The default is 2.
+    public var writeThreads = 2
+    /// Requests that may wait for a worker, per pool; past it a request gets 503 with `Retry-After`. The default
+    /// is 1,000.
+    public var maxQueuedRequests = 1_000
+    /// List heads kept in memory (the most recently used). The default is 100,000.
+    public var cachedLists = 100_000
     /// Memory for cached documents and diffs, in bytes. The default is 64 MiB.
     public var cacheBytes = 64 << 20
     /// The most sections in a list. The default is 10,000.
@@ -83,6 +93,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(requestTimeoutSeconds >= 1, "requestTimeoutSeconds must be at least 1")
         try require((1...64).contains(eventLoops), "eventLoops must be 1...64")
         try require(cacheBytes >= 0, "cacheBytes must not be negative")
+        try require((1...256).contains(workerThreads), "workerThreads must be 1...256")
+        try require((1...64).contains(writeThreads), "writeThreads must be 1...64")
+        try require((0...1_000_000).contains(maxQueuedRequests), "maxQueuedRequests must be 0...1000000")
+        try require((1...100_000_000).contains(cachedLists), "cachedLists must be 1...100000000")
         try require(maxSections >= 1 && maxItems >= 1, "maxSections and maxItems must be at least 1")
         try require((8...512).contains(maxDepth), "maxDepth must be 8...512")
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")

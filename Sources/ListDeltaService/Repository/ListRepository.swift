@@ -1,25 +1,78 @@
 import Foundation
+import HTTPServer
 import ListDeltaCore
 import ListDeltaStore
-import Synchronization
 
 /// The lists: their revisions in the store, the hot ones in memory, writes serialised per list.
 ///
 /// Reads of a current document touch memory only; an older revision is rebuilt from the nearest checkpoint (or
-/// the nearest revision still in memory) by replaying deltas. Writes to one list are serialised by a lock, so of
-/// racing writers with the same `If-Match` exactly one wins; a write is acknowledged only after the store
-/// committed it.
+/// the nearest revision still in memory) by replaying deltas. Writes to one list are serialised by that list's
+/// own lock (writes to other lists never wait for it), so of racing writers with the same `If-Match` exactly one
+/// wins; a write is acknowledged only after the store committed it.
+///
+/// Threading: the methods that may read the store (``head(_:)``, ``live(_:)``, ``document(_:revision:head:)``,
+/// ``lists(after:limit:)``, ``write(_:preconditions:onCommit:build:)``, ``delete(_:preconditions:onCommit:)``)
+/// run on workers, never on an event loop (asserted in debug builds). ``cachedHead(_:)``,
+/// ``cachedDocument(_:revision:)`` and ``mightExist(_:)`` touch memory only and are what the loops use.
 final class ListRepository: Sendable {
     private let store: ListStore
     private let factory: DataProviderFactory
     private let documents: LRUCache<RevisionKey, ListDocument>
-    private let heads = Mutex([String: ListHead]())
-    private let locks: [NSLock] = (0..<64).map { _ in NSLock() }
+    /// The heads of recently used lists, live or deleted (bounded by count; the store is the truth).
+    private let heads: LRUCache<String, ListHead>
+    /// The ids that may exist; `nil` when every lookup goes to the store.
+    private let ids: ListIDFilter?
+    private let locks = KeyedLocks<String>()
 
-    init(store: ListStore, limits: DocumentLimits, cacheBytes: Int) {
+    /// - Parameters:
+    ///   - cacheBytes: Memory for rebuilt documents.
+    ///   - cachedHeads: How many list heads are kept in memory.
+    ///   - filtersUnknownIDs: Whether to keep the filter of existing ids (loaded from the store here), which lets
+    ///     reads of unknown ids be answered without the store. Only for a store no other process writes.
+    /// - Throws: `ServiceError.storage` when the ids cannot be read.
+    init(store: ListStore, limits: DocumentLimits, cacheBytes: Int, cachedHeads: Int = 100_000, filtersUnknownIDs: Bool = true) throws(ServiceError) {
         self.store = store
         self.factory = DataProviderFactory(limits: limits)
         self.documents = LRUCache(budget: cacheBytes)
+        self.heads = LRUCache(budget: max(1, cachedHeads))
+        guard filtersUnknownIDs else {
+            ids = nil
+            return
+        }
+        var existing: [String] = []
+        var after: String?
+        do {
+            while true {
+                let page = try store.lists(after: after, limit: 1_000)
+                existing += page.map(\.id)
+                guard page.count == 1_000, let last = page.last else { break }
+                after = last.id
+            }
+        } catch {
+            throw ServiceError.from(error)
+        }
+        let filter = ListIDFilter(capacity: max(1 << 20, existing.count * 2))
+        for id in existing { filter.insert(id) }
+        ids = filter
+    }
+
+    // MARK: - Reading from memory (any thread, the loops included)
+
+    /// `false` when no list `id` exists for certain (answered without the store).
+    func mightExist(_ id: String) -> Bool { ids?.mightContain(id) ?? true }
+
+    /// The head of `id` when it is in memory.
+    func cachedHead(_ id: String) -> ListHead? { heads.value(for: id) }
+
+    /// The document at `revision` when it is in memory.
+    func cachedDocument(_ id: String, revision: Int) -> ListDocument? {
+        documents.value(for: RevisionKey(list: id, revision: revision))
+    }
+
+    /// Lists and revisions held in memory, for metrics.
+    var cacheUsage: (heads: Int, documents: Int, documentBytes: Int) {
+        let documents = documents.usage
+        return (heads.usage.count, documents.count, documents.cost)
     }
 
     /// The validated document a write body describes.
@@ -35,14 +88,16 @@ final class ListRepository: Sendable {
 
     /// The head of a list, live or deleted, or `nil` when the id was never used.
     func head(_ id: String) throws(ServiceError) -> ListHead? {
-        if let cached = heads.withLock({ $0[id] }) { return cached }
+        if let cached = heads.value(for: id) { return cached }
+        guard mightExist(id) else { return nil }
+        EventLoopThread.assertNotOnLoop("reading a list head from the store")
         let loaded: ListHead?
         do {
             loaded = try store.head(id)
         } catch {
             throw ServiceError.from(error)
         }
-        if let loaded { heads.withLock { $0[id] = loaded } }
+        if let loaded { heads.set(loaded, for: id, cost: 1) }
         return loaded
     }
 
@@ -65,6 +120,7 @@ final class ListRepository: Sendable {
             throw .gone(current: head.revision, detail: "revision \(revision) of \"\(id)\" is not retained; the oldest is \(head.oldestRevision)")
         }
         if let cached = documents.value(for: RevisionKey(list: id, revision: revision)) { return cached }
+        EventLoopThread.assertNotOnLoop("rebuilding a revision")
         let chain: [StoredRevision]?
         do {
             chain = try store.chain(id, upTo: revision)
@@ -108,6 +164,7 @@ final class ListRepository: Sendable {
 
     /// Live lists in id order, after `after`, at most `limit`, and whether more follow.
     func lists(after: String?, limit: Int) throws(ServiceError) -> (lists: [ListHead], more: Bool) {
+        EventLoopThread.assertNotOnLoop("listing lists")
         do {
             let page = try store.lists(after: after, limit: limit + 1)
             return (Array(page.prefix(limit)), page.count > limit)
@@ -124,12 +181,6 @@ final class ListRepository: Sendable {
 
     // MARK: - Writing
 
-    private func lock(for id: String) -> NSLock {
-        var hasher = Hasher()
-        hasher.combine(id)
-        return locks[Int(UInt(bitPattern: hasher.finalize()) % UInt(locks.count))]
-    }
-
     /// Writes the next revision of `id`: `build` turns the current document (nil when absent) into the new one.
     ///
     /// Checks the preconditions, makes no revision when nothing changed, commits (durably) before returning;
@@ -138,9 +189,16 @@ final class ListRepository: Sendable {
         _ id: String, preconditions: WritePreconditions, onCommit: (WriteOutcome) -> Void,
         build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
     ) throws(ServiceError) -> WriteOutcome {
-        let lock = lock(for: id)
-        lock.lock()
-        defer { lock.unlock() }
+        EventLoopThread.assertNotOnLoop("a write")
+        return try locks.withLock(id) { () throws(ServiceError) in
+            try writeHoldingLock(id, preconditions: preconditions, onCommit: onCommit, build: build)
+        }
+    }
+
+    private func writeHoldingLock(
+        _ id: String, preconditions: WritePreconditions, onCommit: (WriteOutcome) -> Void,
+        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
+    ) throws(ServiceError) -> WriteOutcome {
         let head = try self.head(id)
         let live = head.flatMap { $0.isDeleted ? nil : $0 }
         if let expected = preconditions.ifMatch, live?.revision != expected {
@@ -173,6 +231,8 @@ final class ListRepository: Sendable {
         let write = RevisionWrite(
             listID: id, expectedRevision: live?.revision, kind: next.kind.rawValue, sectionCount: next.sections.count,
             itemCount: next.itemCount, delta: delta, snapshot: snapshot)
+        // Known before it commits, so that no reader is told it does not exist once it does.
+        ids?.insert(id)
         let newHead: ListHead
         do {
             newHead = try store.append(write)
@@ -182,7 +242,7 @@ final class ListRepository: Sendable {
         guard newHead.revision == nextRevision else {
             throw .storage("the store numbered revision \(newHead.revision), expected \(nextRevision)")
         }
-        heads.withLock { $0[id] = newHead }
+        heads.set(newHead, for: id, cost: 1)
         remember(next)
         let outcome = WriteOutcome(document: next, diff: diff, previous: base, created: previous == nil, changed: true)
         onCommit(outcome)
@@ -191,9 +251,11 @@ final class ListRepository: Sendable {
 
     /// Deletes `id`; returns its last head.
     func delete(_ id: String, preconditions: WritePreconditions, onCommit: () -> Void) throws(ServiceError) -> ListHead {
-        let lock = lock(for: id)
-        lock.lock()
-        defer { lock.unlock() }
+        EventLoopThread.assertNotOnLoop("a delete")
+        return try locks.withLock(id) { () throws(ServiceError) in try deleteHoldingLock(id, preconditions: preconditions, onCommit: onCommit) }
+    }
+
+    private func deleteHoldingLock(_ id: String, preconditions: WritePreconditions, onCommit: () -> Void) throws(ServiceError) -> ListHead {
         guard let head = try head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
         if let expected = preconditions.ifMatch, head.revision != expected {
             throw .preconditionFailed(current: head.revision, detail: "If-Match \"\(expected)\" does not match the current revision \"\(head.revision)\"")
@@ -201,8 +263,7 @@ final class ListRepository: Sendable {
         let removed: ListHead?
         do {
             removed = try store.delete(id, expectedRevision: preconditions.ifMatch)
-            let tombstone = try store.head(id)
-            heads.withLock { $0[id] = tombstone }
+            if let tombstone = try store.head(id) { heads.set(tombstone, for: id, cost: 1) } else { heads.removeValue(for: id) }
         } catch {
             throw ServiceError.from(error)
         }

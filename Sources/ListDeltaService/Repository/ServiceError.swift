@@ -11,6 +11,7 @@ enum ServiceError: Error {
     case conflict(JSONPatchError)
     case gone(current: Int, detail: String)
     case preconditionFailed(current: Int?, detail: String)
+    case payloadTooLarge(String)
     case unsupportedMediaType(String)
     case unprocessable(DocumentError)
     case unavailable(String)
@@ -37,6 +38,8 @@ enum ServiceError: Error {
             return ProblemDetails(status: 410, title: "Gone", detail: detail, extra: ["current": .int(current)])
         case let .preconditionFailed(current, detail):
             return ProblemDetails(status: 412, title: "Precondition Failed", detail: detail, extra: current.map { ["current": .int($0)] } ?? [:])
+        case .payloadTooLarge(let detail):
+            return ProblemDetails(status: 413, title: "Content Too Large", detail: detail)
         case .unsupportedMediaType(let detail):
             return ProblemDetails(status: 415, title: "Unsupported Media Type", detail: detail)
         case .unprocessable(let error):

@@ -18,7 +18,8 @@ struct DiffRoutes {
     func register(in router: inout Router) {
         let context = self.context
         router.add(.GET, "/v1/lists/{id}/diff") { request, responder in
-            context.async {
+            guard context.knownListID(request, responder) != nil else { return }
+            context.admit(responder) {
                 let diffRequest: DiffRequest
                 do throws(ServiceError) {
                     diffRequest = try Self.read(request, context)
@@ -76,9 +77,12 @@ struct DiffRoutes {
     }
 
     /// Holds the poll until the next write, the list's deletion, shutdown or the wait's end.
-    private static func park(_ diff: DiffRequest, _ request: HTTPRequest, _ responder: HTTPResponder, _ context: ServiceContext) {
+    ///
+    /// The poll is parked first and the list's revision checked after: a write that committed in between either
+    /// finds the poll parked (and wakes it) or is seen by the check, so no revision is missed. Runs on a worker.
+    private static func park(_ diff: DiffRequest, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext) {
         let id = diff.list.head.id
-        let token = context.hub.park(list: id, from: diff.from) { event in
+        let token = context.hub.park(list: id) { event in
             switch event {
             case .revision(let outcome, let batch):
                 if outcome.previous.revision == diff.from, diff.format == .batch {
@@ -87,7 +91,7 @@ struct DiffRoutes {
                     responder.respond(respond(batch, woken, request))
                     return
                 }
-                context.async { responder.respond(answerToCurrent(diff, request, context)) }
+                context.continueWork { responder.respond(answerToCurrent(diff, request, context)) }
             case .deleted:
                 responder.respond(Responses.problem(.notFound("the list \"\(id)\" was deleted")))
             case .shutdown:
@@ -95,15 +99,26 @@ struct DiffRoutes {
             }
         }
         guard let token else {
-            // A newer revision was published meanwhile, or the server stops: answer now.
-            responder.respond(answerToCurrent(diff, request, context))
+            responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
+            return
+        }
+        let moved: Bool
+        do {
+            let head = try context.repository.head(id)
+            moved = head?.revision != diff.from || head?.isDeleted == true
+        } catch {
+            moved = true
+        }
+        if moved {
+            // Committed (or deleted) while the poll was being parked: answer now, unless the publish already did.
+            if context.hub.unpark(list: id, token: token) { responder.respond(answerToCurrent(diff, request, context)) }
             return
         }
         responder.onClose { _ = context.hub.unpark(list: id, token: token) }
         context.after(diff.wait) {
             guard context.hub.unpark(list: id, token: token) else { return }
             // Nothing came: the empty diff from the current revision to itself.
-            responder.respond(ServiceContext.answer { () throws(ServiceError) in try answer(diff, request, context) })
+            context.continueWork { responder.respond(answerToCurrent(diff, request, context)) }
         }
     }
 }

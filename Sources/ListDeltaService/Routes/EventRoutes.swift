@@ -8,11 +8,10 @@ struct EventRoutes {
     func register(in router: inout Router) {
         let context = self.context
         router.add(.GET, "/v1/lists/{id}/events") { request, responder in
-            context.async {
+            guard let id = context.knownListID(request, responder) else { return }
+            context.admit(responder) {
                 let from: Int
-                let id: String
                 do throws(ServiceError) {
-                    id = try RequestReading.listID(request)
                     if let header = request.headers["Last-Event-ID"] {
                         from = try RequestReading.integer(String(header.trimmingSpaces()), name: "Last-Event-ID", maximum: Int(Int32.max))
                     } else {

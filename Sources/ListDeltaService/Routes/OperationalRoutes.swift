@@ -15,16 +15,29 @@ struct OperationalRoutes {
             responder.respond(Responses.json(200, ["status": "ok"], headers: ["Cache-Control": "no-store"]))
         }
         router.add(.GET, "/metrics") { _, responder in
-            let watchers = context.hub.counts
-            Gauge(label: "listdelta_parked_polls").record(watchers.polls)
-            Gauge(label: "listdelta_event_streams").record(watchers.streams)
-            Gauge(label: "listdelta_cached_bodies_bytes").record(context.documentBodies.usage.cost + context.diffBodies.usage.cost)
-            var text: [UInt8] = []
-            registry?.emit(into: &text)
-            if text.isEmpty { text = Array("# metrics are not enabled in this process\n".utf8) }
-            responder.respond(HTTPResponse(
-                status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
-                body: .bytes(text)))
+            // Rendering every series and compressing them is worker work.
+            context.perform(responder) { () throws(ServiceError) in Self.metrics(context, registry) }
         }
+    }
+
+    private static func metrics(_ context: ServiceContext, _ registry: PrometheusCollectorRegistry?) -> HTTPResponse {
+        let watchers = context.hub.counts
+        Gauge(label: "listdelta_parked_polls").record(watchers.polls)
+        Gauge(label: "listdelta_event_streams").record(watchers.streams)
+        Gauge(label: "listdelta_cached_bodies_bytes").record(context.documentBodies.usage.cost + context.diffBodies.usage.cost)
+        let cache = context.repository.cacheUsage
+        Gauge(label: "listdelta_cached_list_heads").record(cache.heads)
+        Gauge(label: "listdelta_cached_documents_bytes").record(cache.documentBytes)
+        for pool in [context.readPool, context.writePool] {
+            let usage = pool.usage
+            Gauge(label: "listdelta_work_queued", dimensions: [("pool", pool.name)]).record(usage.queued)
+            Gauge(label: "listdelta_work_running", dimensions: [("pool", pool.name)]).record(usage.running)
+        }
+        var text: [UInt8] = []
+        registry?.emit(into: &text)
+        if text.isEmpty { text = Array("# metrics are not enabled in this process\n".utf8) }
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
+            body: .bytes(text))
     }
 }

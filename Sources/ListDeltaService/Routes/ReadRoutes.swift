@@ -11,17 +11,20 @@ struct ReadRoutes {
             context.perform(responder) { () throws(ServiceError) in try Self.index(request, context) }
         }
         router.add(.GET, "/v1/lists/{id}") { request, responder in
+            guard let id = context.knownListID(request, responder) else { return }
             // The current document, rendered and in memory, is answered on the loop: no thread hop.
-            if request.query["revision"] == nil, let fast = Self.cachedCurrent(request, context) {
+            if request.query["revision"] == nil, let fast = Self.cachedCurrent(id, request, context) {
                 responder.respond(fast)
                 return
             }
             context.perform(responder) { () throws(ServiceError) in try Self.document(request, context) }
         }
         router.add(.GET, "/v1/lists/{id}/sections") { request, responder in
+            guard context.knownListID(request, responder) != nil else { return }
             context.perform(responder) { () throws(ServiceError) in try Self.sections(request, context) }
         }
         router.add(.GET, "/v1/lists/{id}/sections/{index}/items") { request, responder in
+            guard context.knownListID(request, responder) != nil else { return }
             context.perform(responder) { () throws(ServiceError) in try Self.items(request, context) }
         }
     }
@@ -44,8 +47,9 @@ struct ReadRoutes {
         return Responses.json(200, .object(body), headers: ["Cache-Control": "no-cache"])
     }
 
-    private static func cachedCurrent(_ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse? {
-        guard let id = try? RequestReading.listID(request), let head = try? context.repository.head(id), !head.isDeleted,
+    /// The current document from memory only (the loop's answer), or `nil` when anything is not in memory.
+    private static func cachedCurrent(_ id: String, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse? {
+        guard let head = context.repository.cachedHead(id), !head.isDeleted,
             let rendered = context.documentBodies.value(for: RevisionKey(list: id, revision: head.revision))
         else { return nil }
         return Responses.representation(

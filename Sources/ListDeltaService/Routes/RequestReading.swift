@@ -125,9 +125,17 @@ enum RequestReading {
     }
 
     /// The body as JSON.
+    ///
+    /// A gzip body is inflated here, on the worker, after the route authorised the request.
     static func json(_ request: HTTPRequest, maximumDepth: Int) throws(ServiceError) -> JSONValue {
+        let body: [UInt8]
+        do {
+            body = try request.decodedBody()
+        } catch {
+            throw error.status == 413 ? .payloadTooLarge(error.detail) : .badRequest(error.detail)
+        }
         do throws(JSONReadError) {
-            return try JSONReader(maximumDepth: maximumDepth).read(request.body)
+            return try JSONReader(maximumDepth: maximumDepth).read(body)
         } catch {
             switch error {
             case let .malformed(reason, offset):

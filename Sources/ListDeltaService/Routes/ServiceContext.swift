@@ -2,8 +2,22 @@ import Dispatch
 import HTTPServer
 import ListDeltaCore
 import Logging
+import Metrics
 
-/// What every route shares: the repository, the watchers, rendered bodies, the configuration.
+/// What every route shares: the repository, the watchers, rendered bodies, the configuration, and where work runs.
+///
+/// The threading model (see the README's "Threads" section):
+/// - **Event loops** parse, route and answer from memory: validated ids, unknown ids (``ListRepository/mightExist(_:)``),
+///   refused tokens, and current documents already rendered. They never touch the store, never compress, never
+///   inflate, and never wait for a lock held across a commit.
+/// - **The read pool** (``readPool``) runs everything else a read needs: the store, rebuilding revisions, diffs,
+///   compressing new bodies. **The write pool** (``writePool``) runs writes, so that a flood of writes waiting for
+///   the store's single writer never holds the threads reads need. Both queues are bounded: past
+///   `maxQueuedRequests` a request is answered 503 with `Retry-After` (``busy(_:)``), counted in
+///   `listdelta_work_rejected_total`.
+/// - **The timer queue** only fires deadlines (a long poll's `wait`, an event stream's heartbeat) and hands the
+///   work they start to a pool.
+/// - Results get back to their loop through the responder, which hops to the request's loop itself.
 final class ServiceContext: Sendable {
     let configuration: ServiceConfiguration
     let repository: ListRepository
@@ -12,8 +26,9 @@ final class ServiceContext: Sendable {
     /// Rendered documents (by revision) and diffs (by from, to and format).
     let documentBodies: LRUCache<RevisionKey, RenderedBody>
     let diffBodies: LRUCache<DiffKey, RenderedBody>
-    /// Where slow work runs (store writes, rebuilding revisions, diffs), off the event loops.
-    private let work = DispatchQueue(label: "listdelta.work", qos: .userInitiated, attributes: .concurrent)
+    let readPool: WorkerPool
+    let writePool: WorkerPool
+    private let timers = DispatchQueue(label: "listdelta.timers")
 
     init(configuration: ServiceConfiguration, repository: ListRepository, logger: Logger) {
         self.configuration = configuration
@@ -21,23 +36,50 @@ final class ServiceContext: Sendable {
         self.logger = logger
         documentBodies = LRUCache(budget: configuration.cacheBytes / 4)
         diffBodies = LRUCache(budget: configuration.cacheBytes / 4)
+        readPool = WorkerPool(name: "read", threads: configuration.workerThreads, queueLimit: configuration.maxQueuedRequests)
+        writePool = WorkerPool(name: "write", threads: configuration.writeThreads, queueLimit: configuration.maxQueuedRequests)
     }
 
-    /// Runs `body` on the work queue and answers with what it returns (or its error as a problem).
-    func perform(_ responder: HTTPResponder, _ body: @escaping @Sendable () throws(ServiceError) -> HTTPResponse) {
-        work.async {
-            responder.respond(Self.answer(body))
-        }
+    /// Stops the pools after their queued work (call after the watchers were told).
+    func shutdown() {
+        readPool.shutdown()
+        writePool.shutdown()
     }
 
-    /// Runs `body` on the work queue.
-    func async(_ body: @escaping @Sendable () -> Void) {
-        work.async(execute: body)
+    // MARK: - Where work runs
+
+    /// Admits `body` on `pool` (the read pool by default) and answers with what it returns or its error as a
+    /// problem; answers 503 when the pool's queue is full.
+    func perform(
+        _ responder: any HTTPResponding, on pool: WorkerPool? = nil,
+        _ body: @escaping @Sendable () throws(ServiceError) -> HTTPResponse
+    ) {
+        admit(responder, on: pool) { responder.respond(Self.answer(body)) }
     }
 
-    /// Runs `body` after `seconds` on the work queue.
-    func after(_ seconds: Double, _ body: @escaping @Sendable () -> Void) {
-        work.asyncAfter(deadline: .now() + seconds, execute: body)
+    /// Admits `job`, which answers `responder` itself, on `pool` (the read pool by default); answers 503 when the
+    /// pool's queue is full.
+    func admit(_ responder: any HTTPResponding, on pool: WorkerPool? = nil, _ job: @escaping @Sendable () -> Void) {
+        let pool = pool ?? readPool
+        if !pool.submit(job) { responder.respond(busy(pool)) }
+    }
+
+    /// Runs `job`, which continues admitted work (a woken poll), on the read pool.
+    func continueWork(_ job: @escaping @Sendable () -> Void) {
+        readPool.execute(job)
+    }
+
+    /// Runs `job` after `seconds` on the timer queue: it must only hand work on (to a pool or a responder).
+    func after(_ seconds: Double, _ job: @escaping @Sendable () -> Void) {
+        timers.asyncAfter(deadline: .now() + seconds, execute: job)
+    }
+
+    /// The 503 answer of a full pool, counted.
+    func busy(_ pool: WorkerPool) -> HTTPResponse {
+        Counter(label: "listdelta_work_rejected_total", dimensions: [("pool", pool.name)]).increment()
+        var response = Responses.problem(.unavailable("the server is busy (its \(pool.name) queue is full); retry shortly"))
+        response.headers["Retry-After"] = "1"
+        return response
     }
 
     /// `body`'s response, or the problem response of its error.
@@ -48,6 +90,27 @@ final class ServiceContext: Sendable {
             return Responses.problem(error)
         }
     }
+
+    // MARK: - Checks on the loop
+
+    /// The request's list id, checked on the loop: `nil` after answering 400 for a malformed id, or 404 for an id
+    /// that certainly names no list (no store lookup).
+    func knownListID(_ request: HTTPRequest, _ responder: any HTTPResponding) -> String? {
+        let id: String
+        do {
+            id = try RequestReading.listID(request)
+        } catch {
+            responder.respond(Responses.problem(error))
+            return nil
+        }
+        guard repository.mightExist(id) else {
+            responder.respond(Responses.problem(.notFound("there is no list \"\(id)\"")))
+            return nil
+        }
+        return id
+    }
+
+    // MARK: - Rendered bodies
 
     /// The rendered document at `revision`.
     func renderedDocument(_ document: ListDocument) -> RenderedBody {
@@ -62,6 +125,7 @@ final class ServiceContext: Sendable {
     func renderedDiff(_ list: LiveList, from: Int, to: Int, format: DiffFormat) throws(ServiceError) -> RenderedBody {
         let key = DiffKey(list: list.head.id, from: from, to: to, format: format)
         if let cached = diffBodies.value(for: key) { return cached }
+        EventLoopThread.assertNotOnLoop("computing a diff")
         let old = try repository.document(list.head.id, revision: from, head: list.head)
         let new = to == list.document.revision ? list.document : try repository.document(list.head.id, revision: to, head: list.head)
         let rendered = Self.render(ListDiff(from: old, to: new), from: old, to: new, format: format)

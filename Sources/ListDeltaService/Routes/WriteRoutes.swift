@@ -8,13 +8,30 @@ struct WriteRoutes {
     func register(in router: inout Router) {
         let context = self.context
         router.add(.PUT, "/v1/lists/{id}") { request, responder in
-            context.perform(responder) { () throws(ServiceError) in try Self.put(request, context) }
+            guard Self.admitOnLoop(request, responder, context, mediaType: "application/json") else { return }
+            context.perform(responder, on: context.writePool) { () throws(ServiceError) in try Self.put(request, context) }
         }
         router.add(.PATCH, "/v1/lists/{id}") { request, responder in
-            context.perform(responder) { () throws(ServiceError) in try Self.patch(request, context) }
+            guard Self.admitOnLoop(request, responder, context, mediaType: "application/json-patch+json") else { return }
+            context.perform(responder, on: context.writePool) { () throws(ServiceError) in try Self.patch(request, context) }
         }
         router.add(.DELETE, "/v1/lists/{id}") { request, responder in
-            context.perform(responder) { () throws(ServiceError) in try Self.delete(request, context) }
+            guard Self.admitOnLoop(request, responder, context, mediaType: nil) else { return }
+            context.perform(responder, on: context.writePool) { () throws(ServiceError) in try Self.delete(request, context) }
+        }
+    }
+
+    /// The checks every write passes on the loop, before it takes a worker and before its body is inflated or
+    /// read: a request refused here costs no pool slot and no inflation. `false` after answering the problem.
+    private static func admitOnLoop(
+        _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext, mediaType: String?
+    ) -> Bool {
+        do throws(ServiceError) {
+            _ = try admit(request, context, mediaType: mediaType)
+            return true
+        } catch {
+            responder.respond(Responses.problem(error))
+            return false
         }
     }
 

@@ -53,6 +53,14 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// Removes the entry for `key`, if any.
+    /// - Complexity: O(1).
+    func removeValue(for key: Key) {
+        state.withLock { state in
+            if let entry = state.entries.removeValue(forKey: key) { state.totalCost -= entry.cost }
+        }
+    }
+
     /// Removes every entry whose key matches.
     func removeAll(where predicate: (Key) -> Bool) {
         state.withLock { state in

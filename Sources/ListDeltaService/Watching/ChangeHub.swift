@@ -12,26 +12,27 @@ enum ListEvent: Sendable {
 
 /// The watchers of lists: parked long polls (told once, then forgotten) and event streams (told every event).
 ///
-/// `publish` is called under the list's write lock, so every watcher sees a list's events in revision order.
+/// `publish` is called under the list's write lock, after the new head is in the repository, so every watcher
+/// sees a list's events in revision order. The hub keeps no state for lists nobody watches: its memory is
+/// bounded by the watchers (so by the open connections). A watcher registers *first* and then checks the list's
+/// current revision itself: a revision committed in between is either published to it or seen by that check,
+/// never lost (see `DiffRoutes`).
 final class ChangeHub: Sendable {
     typealias Watcher = @Sendable (ListEvent) -> Void
 
     private struct State {
         var polls: [String: [Int: Watcher]] = [:]
         var streams: [String: [Int: Watcher]] = [:]
-        /// The newest revision published for each list since start-up.
-        var published: [String: Int] = [:]
         var nextToken = 0
         var isShuttingDown = false
     }
 
     private let state = Mutex(State())
 
-    /// Parks a poll on `list` that holds revision `from`; `nil` when a newer revision was already published (the
-    /// caller answers at once) or the server is shutting down. Returns the token to `unpark` it.
-    func park(list: String, from: Int, _ watcher: @escaping Watcher) -> Int? {
+    /// Parks a poll on `list`; `nil` when the server is shutting down. Returns the token to `unpark` it.
+    func park(list: String, _ watcher: @escaping Watcher) -> Int? {
         state.withLock { state in
-            guard !state.isShuttingDown, (state.published[list] ?? from) <= from else { return nil }
+            guard !state.isShuttingDown else { return nil }
             state.nextToken += 1
             state.polls[list, default: [:]][state.nextToken] = watcher
             return state.nextToken
@@ -68,12 +69,10 @@ final class ChangeHub: Sendable {
     /// Tells every watcher of `list`; parked polls are removed, streams stay (a deletion removes them too).
     func publish(list: String, _ event: ListEvent) {
         let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
-            if case .revision(let outcome, _) = event { state.published[list] = outcome.document.revision }
             let polls = state.polls.removeValue(forKey: list).map { Array($0.values) } ?? []
             let streams: [Watcher]
             if case .deleted = event {
                 streams = state.streams.removeValue(forKey: list).map { Array($0.values) } ?? []
-                state.published[list] = nil
             } else {
                 streams = state.streams[list].map { Array($0.values) } ?? []
             }
@@ -95,10 +94,11 @@ final class ChangeHub: Sendable {
         for watcher in watchers { watcher(.shutdown) }
     }
 
-    /// Parked polls and open streams, for metrics.
-    var counts: (polls: Int, streams: Int) {
+    /// Parked polls, open streams, and the lists they watch, for metrics and tests.
+    var counts: (polls: Int, streams: Int, lists: Int) {
         state.withLock { state in
-            (state.polls.values.reduce(0) { $0 + $1.count }, state.streams.values.reduce(0) { $0 + $1.count })
+            (state.polls.values.reduce(0) { $0 + $1.count }, state.streams.values.reduce(0) { $0 + $1.count },
+             Set(state.polls.keys).union(state.streams.keys).count)
         }
     }
 }

@@ -1,27 +1,27 @@
-import Dispatch
 import HTTPServer
 import ListDeltaCore
 import Synchronization
 
 /// One Server-Sent Events client of a list: catches it up, then sends one `diff` event per revision.
 ///
-/// Every step runs on the stream's own serial queue, so events go out in order and each is computed from the
-/// revision the client last received.
+/// Every step runs on the stream's own serial lane of the read pool (holding no thread while idle), so events go
+/// out in order and each is computed from the revision the client last received; heartbeats are timed by the
+/// service's timer queue.
 final class EventStream: Sendable {
     private let listID: String
-    private let stream: HTTPStream
+    private let stream: any HTTPStreaming
     private let context: ServiceContext
-    private let queue: DispatchQueue
+    private let queue: SerialQueue
     private let lastSent: Mutex<Int>
     private let ended = Mutex(false)
     private let token = Mutex<Int?>(nil)
 
-    init(listID: String, from: Int, stream: HTTPStream, context: ServiceContext) {
+    init(listID: String, from: Int, stream: any HTTPStreaming, context: ServiceContext) {
         self.listID = listID
         self.stream = stream
         self.context = context
         self.lastSent = Mutex(from)
-        self.queue = DispatchQueue(label: "listdelta.events.\(listID)")
+        self.queue = SerialQueue(pool: context.readPool)
     }
 
     /// Subscribes, then catches the client up to the current revision and starts the keep-alive comments.
@@ -47,9 +47,11 @@ final class EventStream: Sendable {
 
     /// A comment line every `heartbeatSeconds` keeps proxies and clients from closing a quiet stream.
     private func scheduleHeartbeat() {
-        queue.asyncAfter(deadline: .now() + context.configuration.heartbeatSeconds) { [self] in
-            guard !ended.withLock({ $0 }) else { return }
-            if stream.write(Array(": keep-alive\n\n".utf8)) { scheduleHeartbeat() } else { end() }
+        context.after(context.configuration.heartbeatSeconds) { [self] in
+            queue.async { [self] in
+                guard !ended.withLock({ $0 }) else { return }
+                if stream.write(Array(": keep-alive\n\n".utf8)) { scheduleHeartbeat() } else { end() }
+            }
         }
     }
 

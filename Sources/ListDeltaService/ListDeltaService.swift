@@ -1,0 +1,56 @@
+import HTTPServer
+import ListDeltaCore
+import ListDeltaStore
+import Logging
+import Prometheus
+
+/// API v1 without a socket: the store, the repository, the watchers, the worker pools and the routes.
+///
+/// ``ListDeltaApp`` puts it behind the HTTP server; tests hand requests to ``router`` with an in-memory
+/// `HTTPResponding` and so exercise every route, the pools and the races between them in-process.
+public final class ListDeltaService: Sendable {
+    /// The configuration it runs with.
+    public let configuration: ServiceConfiguration
+    /// Every route of the API, the page and the operational endpoints.
+    public let router: Router
+    let context: ServiceContext
+
+    /// Opens the store and builds the routes.
+    /// - Parameters:
+    ///   - registry: where `/metrics` reads from; `nil` when the process bootstrapped no Prometheus factory.
+    /// - Throws: `ConfigurationError` for an invalid configuration or a store that cannot be opened.
+    public init(configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        var storeConfiguration = StoreConfiguration(directory: configuration.dataDirectory)
+        storeConfiguration.retention = configuration.retention
+        storeConfiguration.durableSync = configuration.durableSync
+        let repository: ListRepository
+        do {
+            let store = try ListStore(configuration: storeConfiguration)
+            repository = try ListRepository(
+                store: store, limits: configuration.documentLimits, cacheBytes: configuration.cacheBytes / 2,
+                cachedHeads: configuration.cachedLists)
+        } catch {
+            throw ConfigurationError("cannot open the store in \(configuration.dataDirectory): \(error)")
+        }
+        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger)
+        self.context = context
+
+        var router = Router()
+        ReadRoutes(context: context).register(in: &router)
+        WriteRoutes(context: context).register(in: &router)
+        DiffRoutes(context: context).register(in: &router)
+        EventRoutes(context: context).register(in: &router)
+        OperationalRoutes(context: context, registry: registry).register(in: &router)
+        StaticRoutes(webRoot: configuration.webRoot).register(in: &router)
+        self.router = router
+    }
+
+    /// Ends every parked poll and event stream (503 / end of stream) and refuses new ones, then stops the pools
+    /// once their queued work is done. Idempotent.
+    public func shutdown() {
+        context.hub.shutdown()
+        context.shutdown()
+    }
+}

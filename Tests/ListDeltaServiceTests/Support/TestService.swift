@@ -1,0 +1,86 @@
+import Foundation
+import HTTPServer
+import Logging
+@testable import ListDeltaService
+
+/// A service on a temporary data directory, driven in-process: no socket, no HTTP server.
+final class TestService: Sendable {
+    let service: ListDeltaService
+    let directory: String
+
+    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+        directory = NSTemporaryDirectory() + "listdelta-test-\(UUID().uuidString)"
+        var configuration = ServiceConfiguration()
+        configuration.dataDirectory = directory
+        configuration.durableSync = false
+        configuration.maxWaitSeconds = 10
+        configure(&configuration)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        service = try ListDeltaService(configuration: configuration, logger: logger, registry: nil)
+    }
+
+    deinit {
+        service.shutdown()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var context: ServiceContext { service.context }
+
+    /// Hands one request to the routes; the returned responder records the answer.
+    @discardableResult
+    func send(
+        _ method: HTTPMethod, _ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        coding: HTTPRequest.BodyCoding = .identity
+    ) -> RecordingResponder {
+        let path = String(target.prefix { $0 != "?" })
+        var query: [String: String] = [:]
+        if let mark = target.firstIndex(of: "?") {
+            for pair in target[target.index(after: mark)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            }
+        }
+        let request = HTTPRequest(
+            method: method, path: path, rawPath: target, query: query, headers: headers, body: body, bodyCoding: coding)
+        let responder = RecordingResponder()
+        service.router.dispatch(request, to: responder)
+        return responder
+    }
+
+    /// Sends and waits for the answer.
+    func answer(
+        _ method: HTTPMethod, _ target: String, headers: HTTPHeaders = HTTPHeaders(), json: String? = nil,
+        within seconds: Double = 5
+    ) -> HTTPResponse? {
+        var headers = headers
+        if json != nil, headers["Content-Type"] == nil {
+            headers["Content-Type"] = method == .PATCH ? "application/json-patch+json" : "application/json"
+        }
+        return send(method, target, headers: headers, body: Array((json ?? "").utf8)).response(within: seconds)
+    }
+
+    /// A PUT of an array list with these item ids; returns the new revision.
+    @discardableResult
+    func put(_ id: String, items: [String], headers: HTTPHeaders = HTTPHeaders()) -> Int? {
+        let body = #"{"kind":"array","title":"T","items":["# + items.map { #"{"id":"\#($0)","model":{"n":"\#($0)"}}"# }.joined(separator: ",") + "]}"
+        guard let response = answer(.PUT, "/v1/lists/\(id)", headers: headers, json: body), response.status < 300 else { return nil }
+        return (response.json?["revision"] as? NSNumber)?.intValue
+    }
+}
+
+extension HTTPResponse {
+    /// The plain body bytes (whichever coding the response carries).
+    var plainBody: [UInt8] {
+        switch body {
+        case .empty: return []
+        case .bytes(let bytes): return bytes
+        case .precompressed(let plain, _): return plain
+        }
+    }
+
+    /// The body as a JSON object, if it is one.
+    var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(plainBody))) as? [String: Any]
+    }
+}
