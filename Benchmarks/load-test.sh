@@ -10,6 +10,13 @@
 #     the server that ran the mixed load, then on a freshly started one;
 #     prints `parked polls=<N> answered=<n> all_answered_ms=<t> rss_mb=<m>`.
 #
+#  3. Unknown ids: a flood of GET /v1/lists/<random id> against a flood of one cached document, same concurrency
+#     ($READ_CONNS), rounds interleaved; prints `unknown_ids rps=<n> cached_rps=<n> ratio=<r>`.
+#  4. Overload, on a server restarted with a write queue of $OVERLOAD_QUEUE (default 100): $OVERLOAD_WRITERS
+#     (default 400) connections PUT 2,000-item lists for $OVERLOAD_SECONDS (default 10) alongside readers and 200
+#     long-pollers; prints `overload writes_ok=<n> writes_503=<n> writes_other=<n> write_timeouts=<n>
+#     write_p99_s=<s> read_p99_ms=<ms> poll_p99_ms=<ms> threads_max=<n> rss_max_mb=<n>`.
+#
 # Env: LISTDELTA_BIN (default .build/release/listdelta, built if missing), DURATION, PARKED, POLL_CONNS (default
 # 1000), WRITE_CONNS (default 4), READ_CONNS (default 32), WRK_THREADS (default 1 per class).
 set -u
@@ -55,7 +62,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 URL="http://127.0.0.1:$PORT"
 mkdir -p "$TMP/data"
 start_server() {
-  LISTDELTA_MAX_CONNECTIONS=20000 LISTDELTA_LOG_LEVEL=${LISTDELTA_LOG_LEVEL:-warning} \
+  LISTDELTA_MAX_QUEUED_REQUESTS=${SERVER_QUEUE:-1000} LISTDELTA_MAX_CONNECTIONS=20000 LISTDELTA_LOG_LEVEL=${LISTDELTA_LOG_LEVEL:-warning} \
     "$BIN" serve --host 127.0.0.1 --port "$PORT" --data "$TMP/data" --retention 100000 >>"$TMP/server.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 1 300); do
@@ -140,4 +147,62 @@ stop_server
 start_server
 echo "server before: VmRSS $(rss), fds $(nfd)"
 parked
-[ "$RC1" -eq 0 ] && [ "$RC" -eq 0 ]
+RC2=$RC
+
+# wrk's p99 of a class in milliseconds (wrk prints us, ms or s).
+p99_ms() {
+  awk '$1=="99%" { v=$2; if (v ~ /us$/) { sub(/us/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms/,"",v) } else if (v ~ /s$/) { sub(/s/,"",v); v=v*1000 } printf "%.2f", v }' "$1"
+}
+rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+
+echo
+echo "== unknown ids: GET of random ids that no list has vs. one cached document, $READ_CONNS connections, 3 x 5s rounds each =="
+curl -fs "$URL/v1/lists/load-0" >/dev/null
+UNKNOWN_SUM=0; CACHED_SUM=0
+for round in 1 2 3; do
+  wrk -t1 -c"$READ_CONNS" -d5s --timeout 10s -s Benchmarks/lua/unknown.lua "$URL" >"$TMP/unknown.txt" 2>&1
+  wrk -t1 -c"$READ_CONNS" -d5s --timeout 10s "$URL/v1/lists/load-0" >"$TMP/cached.txt" 2>&1
+  echo "round $round: unknown rps=$(rps "$TMP/unknown.txt") $(grep -E 'Non-2xx' "$TMP/unknown.txt" | tr -s ' ') cached rps=$(rps "$TMP/cached.txt")"
+  UNKNOWN_SUM=$(python3 -c "print($UNKNOWN_SUM + $(rps "$TMP/unknown.txt"))")
+  CACHED_SUM=$(python3 -c "print($CACHED_SUM + $(rps "$TMP/cached.txt"))")
+done
+python3 -c "u=$UNKNOWN_SUM/3; c=$CACHED_SUM/3; print(f'unknown_ids rps={u:.0f} cached_rps={c:.0f} ratio={u/c:.2f}')"
+
+OVERLOAD_QUEUE=${OVERLOAD_QUEUE:-100}
+OVERLOAD_WRITERS=${OVERLOAD_WRITERS:-400}
+OVERLOAD_SECONDS=${OVERLOAD_SECONDS:-10}
+echo
+echo "== overload: $OVERLOAD_WRITERS writers of 2,000-item lists for ${OVERLOAD_SECONDS}s (write queue $OVERLOAD_QUEUE), $READ_CONNS readers, 200 long-pollers =="
+stop_server
+SERVER_QUEUE=$OVERLOAD_QUEUE start_server
+echo "server before: VmRSS $(rss), threads $(awk '/^Threads/ {print $2}' /proc/$SERVER_PID/status)"
+SAMPLES="$TMP/samples.txt"
+( while kill -0 "$SERVER_PID" 2>/dev/null; do
+    awk '/^Threads/ {t=$2} /^VmRSS/ {r=$2} END {print t, r}' "/proc/$SERVER_PID/status" >>"$SAMPLES" 2>/dev/null
+    sleep 0.25
+  done ) &
+SAMPLER=$!
+wrk -t2 -c"$OVERLOAD_WRITERS" -d"${OVERLOAD_SECONDS}s" --timeout 10s --latency -s Benchmarks/lua/flood.lua "$URL" >"$TMP/flood.txt" 2>&1 &
+WRK_PIDS="$!"
+wrk -t1 -c"$READ_CONNS" -d"${OVERLOAD_SECONDS}s" --timeout 10s --latency -s Benchmarks/lua/read.lua "$URL" >"$TMP/oread.txt" 2>&1 &
+WRK_PIDS="$WRK_PIDS $!"
+wrk -t1 -c200 -d"${OVERLOAD_SECONDS}s" --timeout 10s --latency -s Benchmarks/lua/poll.lua "$URL" >"$TMP/opoll.txt" 2>&1 &
+WRK_PIDS="$WRK_PIDS $!"
+for p in $WRK_PIDS; do wait "$p"; done
+WRK_PIDS=""
+sleep 1
+kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null
+FLOOD=$(grep '^flood ' "$TMP/flood.txt")
+ok=$(echo "$FLOOD" | sed -E 's/.*ok=([0-9]+).*/\1/')
+busy=$(echo "$FLOOD" | sed -E 's/.*busy=([0-9]+).*/\1/')
+other=$(echo "$FLOOD" | sed -E 's/.*other=([0-9]+).*/\1/')
+timeouts=$(grep -Eo 'timeout [0-9]+' "$TMP/flood.txt" | awk '{print $2}'); timeouts=${timeouts:-0}
+wp99=$(echo "$FLOOD" | sed -E 's/.*p99_s=([0-9.]+).*/\1/')
+threads_max=$(awk 'BEGIN {m=0} $1>m {m=$1} END {print m}' "$SAMPLES")
+rss_max=$(awk 'BEGIN {m=0} $2>m {m=$2} END {printf "%.0f", m/1024}' "$SAMPLES")
+echo "readers: rps=$(rps "$TMP/oread.txt") p99=$(p99_ms "$TMP/oread.txt")ms $(grep -E 'Socket errors|Non-2xx' "$TMP/oread.txt" | tr '\n' ' ')"
+echo "pollers: rps=$(rps "$TMP/opoll.txt") p99=$(p99_ms "$TMP/opoll.txt")ms $(grep -E 'Socket errors|Non-2xx' "$TMP/opoll.txt" | tr '\n' ' ')"
+echo "overload writes_ok=$ok writes_503=$busy writes_other=$other write_timeouts=$timeouts write_p99_s=$wp99 read_p99_ms=$(p99_ms "$TMP/oread.txt") poll_p99_ms=$(p99_ms "$TMP/opoll.txt") threads_max=$threads_max rss_max_mb=$rss_max"
+curl -fs "$URL/healthz" >/dev/null && echo "healthz after overload: 200" || echo "healthz after overload: FAILED"
+
+[ "$RC1" -eq 0 ] && [ "$RC2" -eq 0 ]

@@ -15,3 +15,22 @@ import ZlibCodec
         #expect(try Gzip.inflate(try Gzip.compress([]), limit: 10) == [])
     }
 }
+
+@Suite struct SpliceableGzipTests {
+    @Test func splicedMembersInflateToTheWhole() throws {
+        var seed: UInt64 = 1
+        for size in [0, 1, 100, 5_000, 200_000] {
+            let body = (0..<size).map { _ -> UInt8 in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(ascii: "a") + UInt8(seed >> 60)
+            }
+            let member = try SpliceableGzip(compressing: body)
+            #expect(try Gzip.inflate(member.bytes, limit: 1 << 24) == body)
+            let prefix = Array(#"{"id":"x","revision":7,"diff":"#.utf8)
+            let suffix = Array("}".utf8)
+            let whole = try member.spliced(prefix: prefix, suffix: suffix)
+            #expect(try Gzip.inflate(whole, limit: 1 << 24) == prefix + body + suffix)
+            #expect(try Gzip.inflate(try member.spliced(prefix: [], suffix: []), limit: 1 << 24) == body)
+        }
+    }
+}

@@ -215,11 +215,13 @@ final class ListRepository: Sendable {
         let next = try build(previous, nextRevision)
         if let previous, previous.hasSameContent(as: next) {
             let empty = ListDiff(listID: id, from: previous.revision, to: previous.revision, fromCounts: previous.sectionCounts, toCounts: previous.sectionCounts)
-            return WriteOutcome(document: previous, diff: empty, previous: previous, created: false, changed: false)
+            return WriteOutcome(document: previous, diff: empty, renderedDiff: RenderedBody(empty.jsonValue), previous: previous, created: false, changed: false)
         }
         let base = previous ?? .empty(id: id)
         let diff = ListDiff(from: base, to: next)
-        let delta = previous == nil ? nil : RevisionCodec.delta(diff, to: next)
+        // Rendered and compressed once: the stored delta, the diff cache, the watchers and the response share it.
+        let rendered = RenderedBody(diff.jsonValue)
+        let delta = previous == nil ? nil : RevisionCodec.delta(rendered, to: next)
         var snapshot: [UInt8]?
         if let live, let delta {
             if live.deltaBytesSinceCheckpoint + delta.count > max(live.checkpointBytes, 4_096) {
@@ -244,7 +246,7 @@ final class ListRepository: Sendable {
         }
         heads.set(newHead, for: id, cost: 1)
         remember(next)
-        let outcome = WriteOutcome(document: next, diff: diff, previous: base, created: previous == nil, changed: true)
+        let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
         onCommit(outcome)
         return outcome
     }

@@ -13,6 +13,8 @@ struct WriteOutcome: Sendable {
     let document: ListDocument
     /// The batch diff from the previous revision (from 0 on create); empty when nothing changed.
     let diff: ListDiff
+    /// ``diff`` as served (batch format), rendered and compressed once for every use.
+    let renderedDiff: RenderedBody
     /// The previous document, or the empty list on create.
     let previous: ListDocument
     /// `true` when the write created the list.

@@ -1,11 +1,14 @@
 import ListDeltaCore
 import ZlibCodec
 
-/// The bytes a revision is stored as: gzip'd JSON, so a revision costs what it changed.
+/// The bytes a revision is stored as, so a revision costs what it changed.
 ///
-/// A snapshot is the whole document as served. A delta is `{"kind","cells","diff"}`: the batch diff from the
-/// previous revision plus the header fields a batch diff does not carry; replaying it gives the revision
-/// exactly.
+/// A snapshot is the whole document as served, gzip'd. A delta is the batch diff from the previous revision plus
+/// the header fields a batch diff does not carry (`kind`, `cells`); replaying it gives the revision exactly. A
+/// delta is framed as byte 1, the length of its header (4 bytes, big-endian), the header `{"kind","cells"}` as
+/// JSON, then the diff's bytes exactly as the service serves them (its gzip coding, or plain JSON when small): the
+/// same bytes that the diff cache, the watchers and the write's response use, rendered and compressed once.
+/// Deltas written before that framing are one gzip'd `{"kind","cells","diff"}` object; both are read.
 enum RevisionCodec {
     /// A stored blob could not be read back.
     struct CorruptRevision: Error, CustomStringConvertible {
@@ -20,17 +23,26 @@ enum RevisionCodec {
         compress(JSONWriter.bytes(of: document.jsonValue))
     }
 
-    static func delta(_ diff: ListDiff, to document: ListDocument) -> [UInt8] {
-        var object = JSONObject()
-        object["kind"] = .string(document.kind.rawValue)
-        object["cells"] = document.cellsJSON ?? .null
-        object["diff"] = diff.jsonValue
-        return compress(JSONWriter.bytes(of: .object(object)))
+    /// The framing byte of a delta whose diff bytes are the served ones.
+    private static let framedDelta: UInt8 = 1
+
+    /// The delta of a revision whose diff from the previous one is `diff`, already rendered.
+    static func delta(_ diff: RenderedBody, to document: ListDocument) -> [UInt8] {
+        var header = JSONObject()
+        header["kind"] = .string(document.kind.rawValue)
+        header["cells"] = document.cellsJSON ?? .null
+        let headerBytes = JSONWriter.bytes(of: .object(header))
+        let count = UInt32(headerBytes.count)
+        var blob: [UInt8] = [framedDelta, UInt8(count >> 24), UInt8(truncatingIfNeeded: count >> 16), UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)]
+        blob.reserveCapacity(5 + headerBytes.count + (diff.gzip ?? diff.plain).count)
+        blob += headerBytes
+        blob += diff.gzip ?? diff.plain
+        return blob
     }
 
     static func document(fromSnapshot blob: [UInt8]) throws(CorruptRevision) -> ListDocument {
         do {
-            return try ListDocument(servedJSON: try read(blob))
+            return try ListDocument(servedJSON: try read(blob[...]))
         } catch let error as CorruptRevision {
             throw error
         } catch {
@@ -41,12 +53,10 @@ enum RevisionCodec {
     /// Replays a delta on the document of the previous revision.
     static func apply(delta blob: [UInt8], to document: consuming ListDocument) throws(CorruptRevision) -> ListDocument {
         do {
-            guard case .object(let object) = try read(blob), let diffJSON = object["diff"] else {
-                throw CorruptRevision(reason: "a delta must be an object with a diff")
-            }
+            let (header, diffJSON) = try readDelta(blob)
             var next = try ListDiff(json: diffJSON).apply(to: consume document)
-            next.kind = try ListDocument.kind(servedJSON: object["kind"])
-            next.cells = try ListDocument.cells(servedJSON: object["cells"])
+            next.kind = try ListDocument.kind(servedJSON: header["kind"])
+            next.cells = try ListDocument.cells(servedJSON: header["cells"])
             return next
         } catch let error as CorruptRevision {
             throw error
@@ -55,14 +65,30 @@ enum RevisionCodec {
         }
     }
 
+    /// A delta's header (`kind`, `cells`) and its diff, from either framing.
+    private static func readDelta(_ blob: [UInt8]) throws -> (header: JSONObject, diff: JSONValue) {
+        guard blob.first == framedDelta else {
+            guard case .object(let object) = try read(blob[...]), let diff = object["diff"] else {
+                throw CorruptRevision(reason: "a delta must be an object with a diff")
+            }
+            return (object, diff)
+        }
+        guard blob.count >= 5 else { throw CorruptRevision(reason: "a framed delta is too short") }
+        let count = blob[1...4].reduce(0) { $0 << 8 | Int($1) }
+        guard 5 + count <= blob.count, case .object(let header) = try read(blob[5..<(5 + count)]) else {
+            throw CorruptRevision(reason: "a framed delta's header is unreadable")
+        }
+        return (header, try read(blob[(5 + count)...]))
+    }
+
     private static func compress(_ bytes: [UInt8]) -> [UInt8] {
         // Compression of bytes in memory cannot fail but for memory exhaustion; store them plain then.
         (try? Gzip.compress(bytes, level: 6)) ?? bytes
     }
 
-    private static func read(_ blob: [UInt8]) throws -> JSONValue {
-        let isGzip = blob.count >= 2 && blob[0] == 0x1F && blob[1] == 0x8B
-        let bytes = isGzip ? try Gzip.inflate(blob, limit: inflateLimit) : blob
+    private static func read(_ blob: ArraySlice<UInt8>) throws -> JSONValue {
+        let isGzip = blob.count >= 2 && blob[blob.startIndex] == 0x1F && blob[blob.startIndex + 1] == 0x8B
+        let bytes = isGzip ? try Gzip.inflate(Array(blob), limit: inflateLimit) : Array(blob)
         return try JSONReader(maximumDepth: 600).read(bytes)
     }
 }

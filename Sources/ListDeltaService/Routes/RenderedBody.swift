@@ -3,12 +3,18 @@ import ListDeltaCore
 import ZlibCodec
 
 /// A JSON body rendered once and kept in both codings, so a representation is compressed once, not per request.
+///
+/// Its gzip member is spliceable: a body that embeds this one (a write's response embeds the write's diff) is
+/// made with ``wrapped(prefix:suffix:)`` from the same compressed bytes, without compressing them again.
 struct RenderedBody: Sendable {
     /// Bodies smaller than this are sent plain (gzip would not pay).
     static let compressionThreshold = 1_024
 
     let plain: [UInt8]
+    /// The gzip coding, when it pays.
     let gzip: [UInt8]?
+    /// The gzip member ``gzip`` comes from, when it can be spliced (shares its storage).
+    private let member: SpliceableGzip?
 
     init(_ value: JSONValue) {
         self.init(bytes: JSONWriter.bytes(of: value))
@@ -16,11 +22,21 @@ struct RenderedBody: Sendable {
 
     init(bytes: [UInt8]) {
         plain = bytes
-        if bytes.count >= Self.compressionThreshold, let compressed = try? Gzip.compress(bytes, level: 6), compressed.count < bytes.count {
-            gzip = compressed
+        if bytes.count >= Self.compressionThreshold, let member = try? SpliceableGzip(compressing: bytes),
+            member.bytes.count < bytes.count
+        {
+            self.member = member
+            gzip = member.bytes
         } else {
+            member = nil
             gzip = nil
         }
+    }
+
+    private init(plain: [UInt8], gzip: [UInt8]) {
+        self.plain = plain
+        self.gzip = gzip
+        self.member = nil
     }
 
     /// The bytes held, for cache accounting.
@@ -30,6 +46,18 @@ struct RenderedBody: Sendable {
     var body: HTTPResponseBody {
         if let gzip { return .precompressed(plain: plain, gzip: gzip) }
         return .bytes(plain)
+    }
+
+    /// `prefix` + this body + `suffix`, in both codings; the gzip coding reuses this body's compressed bytes.
+    /// - Complexity: O(*n*) to copy this body, plus compressing the prefix and suffix.
+    func wrapped(prefix: String, suffix: String) -> RenderedBody {
+        let prefixBytes = Array(prefix.utf8)
+        let suffixBytes = Array(suffix.utf8)
+        let whole = prefixBytes + plain + suffixBytes
+        guard let member, let spliced = try? member.spliced(prefix: prefixBytes, suffix: suffixBytes) else {
+            return RenderedBody(bytes: whole)
+        }
+        return RenderedBody(plain: whole, gzip: spliced)
     }
 }
 

@@ -143,9 +143,8 @@ final class ServiceContext: Sendable {
 
     /// Caches a write's own diff, so polls and streams that follow it get it without recomputing.
     func rememberDiff(of outcome: WriteOutcome) -> RenderedBody {
-        let rendered = RenderedBody(outcome.diff.jsonValue)
         let key = DiffKey(list: outcome.document.id, from: outcome.previous.revision, to: outcome.document.revision, format: .batch)
-        diffBodies.set(rendered, for: key, cost: rendered.cost)
-        return rendered
+        diffBodies.set(outcome.renderedDiff, for: key, cost: outcome.renderedDiff.cost)
+        return outcome.renderedDiff
     }
 }

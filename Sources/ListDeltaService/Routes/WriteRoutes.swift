@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaCore
+import WireText
 
 /// `PUT`, `PATCH` and `DELETE /v1/lists/{id}`.
 struct WriteRoutes {
@@ -92,15 +93,17 @@ struct WriteRoutes {
         return HTTPResponse(status: 204)
     }
 
-    /// `{"id","revision","diff"}`: 201 on create (with `Location`), else 200.
+    /// `{"id","revision","diff"}`: 201 on create (with `Location`), else 200. The diff is the write's own rendering,
+    /// embedded as bytes (gzip included), not rendered again.
     private static func response(_ outcome: WriteOutcome, _ context: ServiceContext) -> HTTPResponse {
-        var body = JSONObject()
-        body["id"] = .string(outcome.document.id)
-        body["revision"] = .number(JSONNumber(outcome.document.revision))
-        body["diff"] = outcome.diff.jsonValue
-        var headers: HTTPHeaders = ["ETag": "\"\(outcome.document.revision)\"", "Cache-Control": "no-store"]
+        var prefix: [UInt8] = []
+        JSONString.append(outcome.document.id, to: &prefix)
+        let body = outcome.renderedDiff.wrapped(
+            prefix: "{\"id\":" + String(decoding: prefix, as: UTF8.self) + ",\"revision\":\(outcome.document.revision),\"diff\":",
+            suffix: "}")
+        var headers: HTTPHeaders = ["ETag": "\"\(outcome.document.revision)\"", "Cache-Control": "no-store", "Content-Type": "application/json"]
         if outcome.created { headers["Location"] = "/v1/lists/\(outcome.document.id)" }
-        return Responses.json(outcome.created ? 201 : 200, .object(body), headers: headers)
+        return HTTPResponse(status: outcome.created ? 201 : 200, headers: headers, body: body.body)
     }
 }
 
