@@ -1,11 +1,22 @@
-/// CORS decisions (pure; the server applies the headers).
+/// CORS decisions (pure; the server applies the headers). The lists come from the app's
+/// ``HTTPServerConfiguration`` and the methods from its ``Router``.
 struct CORSPolicy: Sendable {
     let allowedOrigins: [String]
     let maxAgeSeconds: Int
+    /// `Access-Control-Expose-Headers` of actual responses (empty: the field is not sent).
+    let exposeHeaders: String
+    /// `Access-Control-Allow-Headers` of preflight answers (empty: the field is not sent).
+    let allowHeaders: String
+    /// `Access-Control-Allow-Methods` of preflight answers: the methods the router serves.
+    let allowMethods: String
 
-    static let exposeHeaders = "ETag, Content-Encoding, Location"
-    static let allowHeaders = "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Last-Event-ID"
-    static let allowMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+    init(configuration: HTTPServerConfiguration, router: Router) {
+        allowedOrigins = configuration.corsAllowedOrigins
+        maxAgeSeconds = configuration.corsMaxAgeSeconds
+        exposeHeaders = configuration.corsExposedHeaders.joined(separator: ", ")
+        allowHeaders = configuration.corsAllowedHeaders.joined(separator: ", ")
+        allowMethods = router.servedMethods.map(\.rawValue).joined(separator: ", ")
+    }
 
     /// The `Access-Control-Allow-Origin` value for `origin`, or `nil` when CORS does not apply.
     func allowOrigin(for origin: String?) -> String? {
@@ -18,7 +29,7 @@ struct CORSPolicy: Sendable {
     func forEachResponseHeader(origin: String?, _ add: (String, String) -> Void) {
         guard let allow = allowOrigin(for: origin) else { return }
         add("Access-Control-Allow-Origin", allow)
-        add("Access-Control-Expose-Headers", Self.exposeHeaders)
+        if !exposeHeaders.isEmpty { add("Access-Control-Expose-Headers", exposeHeaders) }
         if allow != "*" { add("Vary", "Origin") }
     }
 
@@ -29,8 +40,8 @@ struct CORSPolicy: Sendable {
         else { return nil }
         var headers = HTTPHeaders()
         headers["Access-Control-Allow-Origin"] = allow
-        headers["Access-Control-Allow-Methods"] = Self.allowMethods
-        headers["Access-Control-Allow-Headers"] = Self.allowHeaders
+        headers["Access-Control-Allow-Methods"] = allowMethods
+        if !allowHeaders.isEmpty { headers["Access-Control-Allow-Headers"] = allowHeaders }
         headers["Access-Control-Max-Age"] = String(maxAgeSeconds)
         if allow != "*" { headers.add("Vary", "Origin") }
         return HTTPResponse(status: 204, headers: headers)

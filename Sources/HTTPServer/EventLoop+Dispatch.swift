@@ -15,7 +15,7 @@ extension EventLoop {
         let headers = Self.readHeaders(req)
         let command = evhttp_request_get_command(req).rawValue
         let method = Self.method(command)
-        let methodName = method?.rawValue ?? Self.methodName(command)
+        let methodName = method?.rawValue ?? "UNKNOWN"
         let pathEnd = uri.utf8.index(uri.utf8.startIndex, offsetBy: shape.pathLength)
         let rawPath = uri[..<pathEnd]
         let rawPathText = shape.pathLength == uri.utf8.count ? uri : String(rawPath)
@@ -33,10 +33,13 @@ extension EventLoop {
             return context.send(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
         }
         guard let method else {
+            return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response())
+        }
+        if !method.isRoutable {
             // libevent does not read a TRACE body: close the connection, so bytes a client sent after the head can
             // never be taken for a next request (a CONNECT is closed alike; evhttp needs telling for that one).
-            if command == EVHTTP_REQ_CONNECT.rawValue { connection.closeOnceAnswered(req) }
-            return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response(headers: ["Connection": "close"]))
+            context.closesConnection = true
+            if method == .CONNECT { connection.closeOnceAnswered(req) }
         }
         // libevent never reads a HEAD body either: one that was sent would be read as the next request, so the
         // connection ends with this answer.
@@ -100,11 +103,9 @@ extension EventLoop {
         case .methodNotAllowed(let pattern, let allow, let index):
             context.route = pattern
             context.routeIndex = index
-            var headers = HTTPHeaders()
-            headers["Allow"] = allow.joined(separator: ", ")
-            context.send(ProblemDetails(status: 405, detail: "Method \(methodName) is not allowed here.").response(headers: headers))
+            context.send(Router.methodNotAllowed(methodName, allow: allow))
         case .notFound:
-            context.send(ProblemDetails(status: 404, detail: "No resource at \(path).").response())
+            context.send(Router.notFound(path))
         case .badRequest(let detail):
             context.send(ProblemDetails(status: 400, detail: detail).response())
         }
@@ -154,15 +155,9 @@ extension EventLoop {
         case EVHTTP_REQ_PATCH.rawValue: .PATCH
         case EVHTTP_REQ_DELETE.rawValue: .DELETE
         case EVHTTP_REQ_OPTIONS.rawValue: .OPTIONS
+        case EVHTTP_REQ_TRACE.rawValue: .TRACE
+        case EVHTTP_REQ_CONNECT.rawValue: .CONNECT
         default: nil
-        }
-    }
-
-    private static func methodName(_ command: UInt32) -> String {
-        switch command {
-        case EVHTTP_REQ_TRACE.rawValue: "TRACE"
-        case EVHTTP_REQ_CONNECT.rawValue: "CONNECT"
-        default: "UNKNOWN"
         }
     }
 }

@@ -40,6 +40,9 @@ public final class HTTPServer: Sendable {
     /// The bound port (useful with port 0); 0 before ``start()``.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
+    /// How this server writes response heads on the libevent it runs with (see ``LibeventCompatibility``).
+    public var responseHeadWriting: ResponseHeadWriting { context.headWriting }
+
     /// Called once by ``shutdown()`` after the listeners stopped, so the app can end its parked requests and
     /// streams. Set it before ``start()``.
     public var onShutdown: (@Sendable () -> Void)? {
@@ -74,7 +77,8 @@ public final class HTTPServer: Sendable {
                 state.threads.append(loop.thread)
             }
         }
-        context.logger.info("HTTP server listening on \(configuration.host):\(port) with \(configuration.eventLoops) loops")
+        context.logger.info(
+            "HTTP server listening on \(configuration.host):\(port) with \(configuration.eventLoops) loops (libevent \(LibeventCompatibility.runningVersionString), \(context.headWriting.rawValue) response heads)")
     }
 
     private static func bind(loop: EventLoop, host: String, port: Int) throws(HTTPServerError) -> OpaquePointer {

@@ -45,13 +45,24 @@ public struct HTTPServerConfiguration: Sendable {
     /// Origins allowed by CORS; `["*"]` allows any, empty turns CORS off. The default is `["*"]`.
     public var corsAllowedOrigins: [String] = ["*"]
     /// `Access-Control-Max-Age` of preflight answers, in seconds. The default is 600.
+    /// (`Access-Control-Allow-Methods` lists the methods the router serves, `HEAD` and `OPTIONS` included.)
     public var corsMaxAgeSeconds = 600
+    /// The response fields a cross-origin script may read (`Access-Control-Expose-Headers`), beyond the
+    /// CORS-safelisted ones. The default is none.
+    public var corsExposedHeaders: [String] = []
+    /// The request fields a cross-origin script may send (`Access-Control-Allow-Headers` of preflight answers),
+    /// beyond the CORS-safelisted ones. The default is none.
+    public var corsAllowedHeaders: [String] = []
 
     // MARK: - Lifecycle
 
     /// How long in-flight deferred requests may take to finish after ``HTTPServer/shutdown()``, in seconds,
     /// before they are answered 503. The default is 10.
     public var shutdownGraceSeconds = 10.0
+    /// How response heads are written: ``ResponseHeadWriting/singleEntry`` (the default) where the running
+    /// libevent is one ``LibeventCompatibility`` was checked against, else ``ResponseHeadWriting/plain``; `.plain`
+    /// forces the documented API everywhere. ``HTTPServer/responseHeadWriting`` tells which one runs.
+    public var responseHeadWriting = ResponseHeadWriting.singleEntry
     /// The `Server` header value; empty (the default) omits it, one header line less per response.
     public var serverName = ""
 

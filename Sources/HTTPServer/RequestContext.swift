@@ -109,11 +109,12 @@ final class RequestContext: @unchecked Sendable {
         let writesLength = status >= 200 && status != 204 && status != 304 && !(isHead && body.isEmpty)
         // A HEAD or 304 answer may state the length of the body it leaves out; the handler knows it.
         var head = ResponseHead(
-            into: output, date: loop.date.current(), keepsContentLength: !writesLength && (isHead || status == 304))
+            into: output, date: loop.date.current(), writing: loop.context.headWriting,
+            keepsContentLength: !writesLength && (isHead || status == 304))
         var hasContentType = false
         var hasCORS = false
         for field in response.headers {
-            let value = gzipped && HTTPHeaders.equalsIgnoringCase(field.name, "ETag") ? Self.gzipTag(field.value) : field.value
+            let value = gzipped && HTTPHeaders.equalsIgnoringCase(field.name, "ETag") ? EntityTag.gzipVariant(of: field.value) : field.value
             guard head.add(field.name, value) else { continue }
             if !hasContentType, HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { hasContentType = true }
             if origin != nil, !hasCORS, HTTPHeaders.equalsIgnoringCase(field.name, "Access-Control-Allow-Origin") { hasCORS = true }
@@ -124,7 +125,7 @@ final class RequestContext: @unchecked Sendable {
         addCommonHeaders(&head, cors: !hasCORS)
         head.install()
         closeIfNeeded(output)
-        if writesLength { Self.addLengthHeader(output, body.count) }
+        if writesLength { Self.addLengthHeader(output, body.count, writing: loop.context.headWriting) }
         if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
             Self.addBody(body, to: buffer)
         }
@@ -162,12 +163,6 @@ final class RequestContext: @unchecked Sendable {
         send(response)
     }
 
-    /// One strong ETag per coding (RFC 9110): a gzip'd body's tag gets a `-gzip` suffix inside the quotes.
-    static func gzipTag(_ tag: String) -> String {
-        guard tag.hasPrefix("\""), tag.hasSuffix("\""), tag.utf8.count >= 2 else { return tag }
-        return String(tag.dropLast()) + "-gzip\""
-    }
-
     /// `Server` and CORS (unless the response has its own, as a preflight answer does).
     private func addCommonHeaders(_ head: inout ResponseHead, cors: Bool = true) {
         let context = loop.context
@@ -186,8 +181,12 @@ final class RequestContext: @unchecked Sendable {
         evhttp_add_header(output, "Connection", "close")
     }
 
-    /// Adds `Content-Length`, its digits written straight into the value evhttp will own.
-    static func addLengthHeader(_ output: UnsafeMutablePointer<evkeyvalq>, _ length: Int) {
+    /// Adds `Content-Length`; in a single-entry head, its digits are written straight into the value evhttp will own.
+    static func addLengthHeader(_ output: UnsafeMutablePointer<evkeyvalq>, _ length: Int, writing: ResponseHeadWriting) {
+        guard writing == .singleEntry else {
+            evhttp_add_header(output, "Content-Length", String(max(0, length)))
+            return
+        }
         guard let value = malloc(24)?.assumingMemoryBound(to: CChar.self) else { return }
         let length = max(0, length)
         var width = 1
@@ -202,7 +201,7 @@ final class RequestContext: @unchecked Sendable {
             value[index] = CChar(UInt8(ascii: "0") + UInt8(digits % 10))
             digits /= 10
         }
-        _ = CLibevent_evkeyvalq_append_owned(output, "Content-Length", value)
+        LibeventCompatibility.appendOwnedField(to: output, name: "Content-Length", value: value)
     }
 
     // MARK: - Streams (loop thread)
@@ -210,7 +209,7 @@ final class RequestContext: @unchecked Sendable {
     func startStream(status: Int, headers: HTTPHeaders) {
         loop.assertInLoop()
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
-        var head = ResponseHead(into: output, date: loop.date.current(), keepsContentLength: true)
+        var head = ResponseHead(into: output, date: loop.date.current(), writing: loop.context.headWriting, keepsContentLength: true)
         for (name, value) in headers { head.add(name, value) }
         addCommonHeaders(&head)
         head.install()

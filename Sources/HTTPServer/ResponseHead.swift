@@ -1,38 +1,49 @@
 import CLibevent
 import Glibc
 
-/// A response's header fields, written as few evhttp header entries as evhttp allows.
+/// A response's header fields, written into a request's evhttp output list in one of two ways
+/// (``ResponseHeadWriting``):
 ///
-/// evhttp copies the name and value of every entry of its output list (three allocations and a validity scan
-/// per field) and prints each entry with its own `printf`. It reads back only `Date`, `Content-Length`,
-/// `Transfer-Encoding`, `Connection` and `Proxy-Connection`. So the head is one entry, `Date`, whose value is
-/// the date followed by every other field as checked `\r\nName: value` lines; the fields evhttp reads (other
-/// than `Date`) get entries of their own. The server always writes `Date` itself: a handler's is dropped. So is
-/// a handler's `Transfer-Encoding` (evhttp chunks a stream itself), and a handler's `Content-Length` unless the
-/// owner keeps it: a stream of known length, or a HEAD or 304 answer that states the length of the body it
-/// leaves out.
+/// - **plain**: every field is its own `evhttp_add_header` entry, as libevent's API intends (evhttp copies each
+///   name and value, checks them, and prints each entry with its own `printf`);
+/// - **single entry** (``LibeventCompatibility``, only on libevent versions it was checked against): one `Date`
+///   entry whose value is the date followed by every other field as checked `\r\nName: value` lines, handed
+///   over without a copy; the fields evhttp reads back (`Content-Length`, `Connection`, `Proxy-Connection`)
+///   still get entries of their own.
 ///
-/// A field whose name is not an RFC 9110 token, or whose value holds CR, LF or NUL, is dropped, as evhttp drops
-/// it: it could not be sent as one field.
+/// Either way the same fields go out, checked the same way. The server always writes `Date` itself: a
+/// handler's is dropped. So is a handler's `Transfer-Encoding` (evhttp chunks a stream itself), and a handler's
+/// `Content-Length` unless the owner keeps it: a stream of known length, or a HEAD or 304 answer that states the
+/// length of the body it leaves out. A field whose name is not an RFC 9110 token, or whose value holds CR, LF or
+/// NUL, is dropped, as evhttp drops it: it could not be sent as one field.
 ///
-/// - Complexity: O(*n*) in the bytes written; one allocation (grown by doubling), handed over to evhttp without
-///   a copy.
+/// - Complexity: O(*n*) in the bytes written. Single entry: one allocation (grown by doubling); plain: evhttp's
+///   three per field.
 struct ResponseHead: ~Copyable {
     private let output: UnsafeMutablePointer<evkeyvalq>
-    private var bytes: UnsafeMutablePointer<UInt8>
+    /// The single entry's bytes; `nil` when writing plain entries.
+    private var bytes: UnsafeMutablePointer<UInt8>?
     private var count = 0
     private var capacity: Int
     private let keepsContentLength: Bool
 
     /// Starts the head of a response in `output` (the request's output headers) with the `Date` value.
-    /// - Parameter keepsContentLength: Whether a handler's `Content-Length` is sent (when the server writes none).
-    init(into output: UnsafeMutablePointer<evkeyvalq>, date: String, keepsContentLength: Bool = false) {
+    /// - Parameters:
+    ///   - writing: How fields become entries (the server resolves it once, at start).
+    ///   - keepsContentLength: Whether a handler's `Content-Length` is sent (when the server writes none).
+    init(into output: UnsafeMutablePointer<evkeyvalq>, date: String, writing: ResponseHeadWriting, keepsContentLength: Bool = false) {
         self.output = output
         self.keepsContentLength = keepsContentLength
-        self.capacity = 256
-        self.bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(malloc(256)!))
-        var date = date
-        date.withUTF8 { append($0) }
+        if writing == .singleEntry {
+            capacity = 256
+            bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(malloc(256)!))
+            var date = date
+            date.withUTF8 { append($0) }
+        } else {
+            capacity = 0
+            bytes = nil
+            evhttp_add_header(output, "Date", date)
+        }
     }
 
     deinit { free(bytes) }
@@ -49,48 +60,56 @@ struct ResponseHead: ~Copyable {
             return false
         case .contentLength where !keepsContentLength:
             return false
-        case .contentLength, .readByLibevent:
-            // evhttp reads these back, so they need entries of their own (and evhttp checks them again).
-            return name.withCString { name in value.withCString { evhttp_add_header(output, name, $0) == 0 } }
-        case .plain:
+        case .plain where bytes != nil:
             name.withUTF8 { name in value.withUTF8 { value in appendLine(name, value) } }
             return true
+        case .contentLength, .readByLibevent, .plain:
+            // Its own entry: evhttp reads these back (and checks them again), or the head is written plain.
+            return name.withCString { name in value.withCString { evhttp_add_header(output, name, $0) == 0 } }
         }
     }
 
     /// Adds a field the server itself writes, given as its whole line, such as `"\r\nVary: Accept-Encoding"`
     /// (copied as is: the caller vouches for it).
     mutating func addLine(_ line: StaticString) {
-        append(UnsafeBufferPointer(start: line.utf8Start, count: line.utf8CodeUnitCount))
+        let text = UnsafeBufferPointer(start: line.utf8Start, count: line.utf8CodeUnitCount)
+        guard bytes == nil else { return append(text) }
+        let field = String(decoding: text.dropFirst(2), as: UTF8.self)
+        guard let colon = field.firstIndex(of: ":") else { return }
+        evhttp_add_header(output, String(field[..<colon]), String(field[field.index(after: colon)...].dropFirst()))
     }
 
-    /// Hands the head to evhttp as its `Date` entry.
+    /// Finishes the head: in a single entry, hands it to evhttp as its `Date` entry.
     consuming func install() {
+        guard bytes != nil else {
+            discard self
+            return
+        }
         reserve(1)
-        bytes[count] = 0
-        let value = UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: CChar.self)
+        bytes![count] = 0
+        let value = UnsafeMutableRawPointer(bytes!).assumingMemoryBound(to: CChar.self)
         let output = self.output
         discard self
-        _ = CLibevent_evkeyvalq_append_owned(output, "Date", value)
+        LibeventCompatibility.appendOwnedField(to: output, name: "Date", value: value)
     }
 
     // MARK: - Bytes
 
     private mutating func appendLine(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
         reserve(name.count + value.count + 4)
-        bytes[count] = UInt8(ascii: "\r")
-        bytes[count + 1] = UInt8(ascii: "\n")
+        bytes![count] = UInt8(ascii: "\r")
+        bytes![count + 1] = UInt8(ascii: "\n")
         count += 2
         append(name)
-        bytes[count] = UInt8(ascii: ":")
-        bytes[count + 1] = UInt8(ascii: " ")
+        bytes![count] = UInt8(ascii: ":")
+        bytes![count + 1] = UInt8(ascii: " ")
         count += 2
         append(value)
     }
 
     private mutating func append(_ part: UnsafeBufferPointer<UInt8>) {
         reserve(part.count)
-        if let base = part.baseAddress { (bytes + count).initialize(from: base, count: part.count) }
+        if let base = part.baseAddress { (bytes! + count).initialize(from: base, count: part.count) }
         count += part.count
     }
 

@@ -40,11 +40,22 @@ public struct Router: Sendable {
 
     /// Registers `handler` for `method` and `pattern` (for example `"/v1/lists/{id}/sections/{index}/items"`).
     /// - Parameters:
-    ///   - method: The method. A `GET` route also answers `HEAD` (without a body).
+    ///   - method: The method, one that ``HTTPMethod/isRoutable`` (a programming error otherwise). A `GET` route
+    ///     also answers `HEAD` (without a body).
     ///   - pattern: Slash-separated literal segments and `{name}` parameters.
     ///   - handler: The handler.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        precondition(method.isRoutable, "\(method.rawValue) requests are never routed")
         routes.append(Route(method: method, pattern: pattern, segments: Self.segments(of: pattern), handler: handler))
+    }
+
+    /// The methods the router serves, in ``HTTPMethod`` order: those of its routes, `HEAD` where `GET` is, and
+    /// `OPTIONS` (answered by the server's CORS preflight when no route takes it).
+    public var servedMethods: [HTTPMethod] {
+        let registered = Set(routes.map(\.method))
+        return HTTPMethod.allCases.filter { method in
+            method == .OPTIONS || registered.contains(method) || (method == .HEAD && registered.contains(.GET))
+        }
     }
 
     static func segments(of pattern: String) -> [Segment] {

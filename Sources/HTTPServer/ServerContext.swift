@@ -7,6 +7,8 @@ final class ServerContext: Sendable {
     let router: Router
     let logger: Logger
     let cors: CORSPolicy
+    /// How response heads are written on the libevent this process runs with (resolved once).
+    let headWriting: ResponseHeadWriting
     let connectionCount = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
     let shutdownRequest = Mutex<(@Sendable () -> Void)?>(nil)
@@ -15,7 +17,8 @@ final class ServerContext: Sendable {
         self.configuration = configuration
         self.router = router
         self.logger = logger
-        self.cors = CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, maxAgeSeconds: configuration.corsMaxAgeSeconds)
+        self.cors = CORSPolicy(configuration: configuration, router: router)
+        self.headWriting = LibeventCompatibility.headWriting(requested: configuration.responseHeadWriting)
     }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }

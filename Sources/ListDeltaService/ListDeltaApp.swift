@@ -30,7 +30,10 @@ public final class ListDeltaApp: Sendable {
         http.timeoutSeconds = configuration.timeoutSeconds
         http.requestTimeoutSeconds = configuration.requestTimeoutSeconds
         http.corsAllowedOrigins = configuration.corsOrigins
+        http.corsExposedHeaders = ["ETag", "Content-Encoding", "Location"]
+        http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID"]
         http.gzipMinimumSize = RenderedBody.compressionThreshold
+        http.responseHeadWriting = ResponseHeadWriting(rawValue: configuration.responseHead) ?? .plain
         server = HTTPServer(configuration: http, router: service.router, logger: logger)
         server.onShutdown = { service.shutdown() }
     }

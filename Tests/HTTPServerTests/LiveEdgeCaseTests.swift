@@ -74,12 +74,16 @@ import Testing
 
     @Test func aCONNECTGetsItsProblemAndTheConnectionEnds() throws {
         try withServer(router: echoRouter()) { server in
-            let client = try #require(TestClient(port: server.port))
-            client.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
-            let response = try #require(client.readResponse())
-            #expect(response.status == 501)
-            #expect(response.header("connection") == "close")
-            #expect(client.waitForEOF())
+            // An authority names no resource here (404); a routed path does not allow CONNECT (405 with Allow).
+            for (target, status, allow) in [("example.com:443", 404, nil), ("/items/1", 405, "GET, HEAD")] {
+                let client = try #require(TestClient(port: server.port))
+                client.send("CONNECT \(target) HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+                let response = try #require(client.readResponse())
+                #expect(response.status == status, "\(target)")
+                #expect(response.header("allow") == allow)
+                #expect(response.header("connection") == "close")
+                #expect(client.waitForEOF())
+            }
         }
     }
 

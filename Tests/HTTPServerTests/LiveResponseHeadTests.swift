@@ -2,8 +2,27 @@ import HTTPServer
 import Testing
 
 /// The response head the server writes from a handler's fields (see `ResponseHead`): each field once, malformed
-/// ones dropped, framing and `Date` owned by the server.
+/// ones dropped, framing and `Date` owned by the server. Every test runs with both ways of writing the head.
 @Suite struct LiveResponseHeadTests {
+    static let writings = ResponseHeadWriting.allCases
+
+    @Test func theSingleEntryHeadRunsOnlyOnACheckedLibevent() throws {
+        #expect(LibeventCompatibility.headWriting(requested: .singleEntry, version: 0x0201_0c00) == .singleEntry)
+        #expect(LibeventCompatibility.headWriting(requested: .singleEntry, version: 0x0201_0d00) == .plain)
+        #expect(LibeventCompatibility.headWriting(requested: .singleEntry, version: 0x0202_0100) == .plain)
+        #expect(LibeventCompatibility.headWriting(requested: .plain, version: 0x0201_0c00) == .plain)
+        let running = LibeventCompatibility.runningVersion
+        for writing in Self.writings {
+            try withServer({ $0.responseHeadWriting = writing }, router: Self.router([:])) { server in
+                #expect(server.responseHeadWriting == LibeventCompatibility.headWriting(requested: writing, version: running))
+            }
+        }
+        // Debian 12's libevent is the one checked: the fast path is the one that runs here.
+        if LibeventCompatibility.runningVersionString == "2.1.12-stable" {
+            try withServer(router: Self.router([:])) { server in #expect(server.responseHeadWriting == .singleEntry) }
+        }
+    }
+
     static func router(_ headers: HTTPHeaders, body: String = "hello") -> Router {
         var router = Router()
         router.add(.GET, "/head") { _, responder in
@@ -12,7 +31,7 @@ import Testing
         return router
     }
 
-    @Test func handlerFieldsArriveOnceAndMalformedOnesAreDropped() throws {
+    @Test(arguments: writings) func handlerFieldsArriveOnceAndMalformedOnesAreDropped(writing: ResponseHeadWriting) throws {
         var headers = HTTPHeaders()
         headers.add("Cache-Control", "no-store")
         headers.add("X-Split", "a\r\nSet-Cookie: injected=1")
@@ -22,7 +41,7 @@ import Testing
         headers.add("Date", "Mon, 01 Jan 2001 00:00:00 GMT")
         headers.add("Content-Length", "999")
         headers.add("X-Last", "kept")
-        try withServer(router: Self.router(headers)) { server in
+        try withServer({ $0.responseHeadWriting = writing }, router: Self.router(headers)) { server in
             let client = try #require(TestClient(port: server.port))
             let response = try #require(client.request("GET", "/head"))
             #expect(response.status == 200)
@@ -40,11 +59,11 @@ import Testing
         }
     }
 
-    @Test func manyLongFieldsAllArrive() throws {
+    @Test(arguments: writings) func manyLongFieldsAllArrive(writing: ResponseHeadWriting) throws {
         var headers = HTTPHeaders()
         let value = String(repeating: "v", count: 200)
         for index in 0..<40 { headers.add("X-Field-\(index)", "\(index)-\(value)") }
-        try withServer(router: Self.router(headers)) { server in
+        try withServer({ $0.responseHeadWriting = writing }, router: Self.router(headers)) { server in
             let response = try #require(TestClient(port: server.port)?.request("GET", "/head"))
             #expect(response.status == 200)
             for index in 0..<40 { #expect(response.header("x-field-\(index)") == "\(index)-\(value)") }
@@ -52,15 +71,15 @@ import Testing
         }
     }
 
-    @Test func aMalformedContentTypeLeavesTheDefault() throws {
-        try withServer(router: Self.router(["Content-Type": "text/plain\r\nX-Injected: 1"])) { server in
+    @Test(arguments: writings) func aMalformedContentTypeLeavesTheDefault(writing: ResponseHeadWriting) throws {
+        try withServer({ $0.responseHeadWriting = writing }, router: Self.router(["Content-Type": "text/plain\r\nX-Injected: 1"])) { server in
             let response = try #require(TestClient(port: server.port)?.request("GET", "/head"))
             #expect(response.header("content-type") == "application/json")
             #expect(response.header("x-injected") == nil)
         }
     }
 
-    @Test func aHEADAnswerKeepsTheLengthItsHandlerStates() throws {
+    @Test(arguments: writings) func aHEADAnswerKeepsTheLengthItsHandlerStates(writing: ResponseHeadWriting) throws {
         var router = Router()
         router.add(.GET, "/sized") { request, responder in
             let body = Array(repeating: UInt8(ascii: "x"), count: 42)
@@ -70,7 +89,7 @@ import Testing
                 responder.respond(HTTPResponse(status: 200, headers: ["Content-Length": "7"], body: .bytes(body)))
             }
         }
-        try withServer(router: router) { server in
+        try withServer({ $0.responseHeadWriting = writing }, router: router) { server in
             let client = try #require(TestClient(port: server.port))
             client.sendRequest("HEAD", "/sized")
             let head = try #require(client.readResponse(isHead: true))
@@ -83,7 +102,7 @@ import Testing
         }
     }
 
-    @Test func aStreamIsChunkedOnceWhateverItsHandlerSays() throws {
+    @Test(arguments: writings) func aStreamIsChunkedOnceWhateverItsHandlerSays(writing: ResponseHeadWriting) throws {
         var router = Router()
         router.add(.GET, "/stream") { _, responder in
             let stream = responder.startStream(
@@ -91,7 +110,7 @@ import Testing
             stream?.write(Array("x".utf8))
             stream?.finish()
         }
-        try withServer(router: router) { server in
+        try withServer({ $0.responseHeadWriting = writing }, router: router) { server in
             let client = try #require(TestClient(port: server.port))
             client.sendRequest("GET", "/stream")
             let head = try #require(client.readHead())
@@ -101,8 +120,8 @@ import Testing
         }
     }
 
-    @Test func aHandlersConnectionCloseEndsTheConnection() throws {
-        try withServer(router: Self.router(["Connection": "close"])) { server in
+    @Test(arguments: writings) func aHandlersConnectionCloseEndsTheConnection(writing: ResponseHeadWriting) throws {
+        try withServer({ $0.responseHeadWriting = writing }, router: Self.router(["Connection": "close"])) { server in
             let client = try #require(TestClient(port: server.port))
             let response = try #require(client.request("GET", "/head"))
             #expect(response.header("connection") == "close")

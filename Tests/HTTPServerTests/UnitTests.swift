@@ -94,3 +94,34 @@ import Testing
         guard case .badRequest = router().resolve(method: .GET, rawPath: "/v1/lists/%00") else { Issue.record("400"); return }
     }
 }
+
+@Suite struct EntityTagTests {
+    @Test func eachCodingHasItsOwnTag() {
+        #expect(EntityTag.fieldValue(of: "7", gzipped: false) == "\"7\"")
+        #expect(EntityTag.fieldValue(of: "7", gzipped: true) == "\"7-gzip\"")
+        #expect(EntityTag.gzipVariant(of: "\"7\"") == "\"7-gzip\"")
+        #expect(EntityTag.gzipVariant(of: "W/7") == "W/7")
+    }
+
+    @Test func conditionsNameThePlainOpaqueValueOfEitherCoding() {
+        #expect(EntityTag.conditions(in: nil) == nil)
+        #expect(EntityTag.conditions(in: " * ") == .any)
+        #expect(EntityTag.conditions(in: "\"7\", W/\"8-gzip\" ,\"9-gzip\"") == .tags(["7", "8", "9"]))
+        #expect(EntityTag.conditions(in: "7, \"\", \"x") == .tags([""]))
+    }
+}
+
+@Suite struct MethodTests {
+    @Test func traceAndConnectAreKnownButNeverRouted() {
+        #expect(HTTPMethod.allCases.filter { !$0.isRoutable } == [.TRACE, .CONNECT])
+        var router = Router()
+        router.add(.GET, "/a") { _, _ in }
+        router.add(.PUT, "/a") { _, _ in }
+        #expect(router.servedMethods == [.GET, .HEAD, .PUT, .OPTIONS])
+        guard case .methodNotAllowed(_, let allow, _) = router.resolve(method: .TRACE, rawPath: "/a") else {
+            Issue.record("TRACE /a should be 405")
+            return
+        }
+        #expect(allow == ["GET", "HEAD", "PUT"])
+    }
+}

@@ -57,6 +57,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// A directory holding the page's files (`index.html`, `app.js`, `style.css`, `client.js`, `openapi.yaml`) to
     /// serve instead of the built-in copies; for working on the page. The default is empty (built-in).
     public var webRoot = ""
+    /// How response heads are written: `single-entry` (fewer allocations per response, used only on a libevent
+    /// it was checked against, else plain) or `plain` (libevent's documented API on any version). The default is
+    /// `single-entry`.
+    public var responseHead = "single-entry"
     /// The log level: trace, debug, info, notice, warning, error, critical. The default is `info`.
     public var logLevel = "info"
 
@@ -99,6 +103,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((1...100_000_000).contains(cachedLists), "cachedLists must be 1...100000000")
         try require(maxSections >= 1 && maxItems >= 1, "maxSections and maxItems must be at least 1")
         try require((8...512).contains(maxDepth), "maxDepth must be 8...512")
+        try require(["single-entry", "plain"].contains(responseHead), "responseHead must be single-entry or plain")
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
         try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
         try require(

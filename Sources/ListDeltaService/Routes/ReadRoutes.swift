@@ -89,7 +89,7 @@ struct ReadRoutes {
             return .object(object)
         })
         body["sectionIndexTitles"] = .array(provider.sectionIndexTitles.map(JSONValue.string))
-        return Responses.json(200, .object(body), headers: ["ETag": "\"\(list.head.revision)\"", "Cache-Control": "no-cache"])
+        return Responses.json(200, .object(body), headers: ["ETag": EntityTag.fieldValue(of: String(list.head.revision), gzipped: false), "Cache-Control": "no-cache"])
     }
 
     private static func items(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
@@ -109,6 +109,6 @@ struct ReadRoutes {
         body["offset"] = .number(JSONNumber(offset))
         body["total"] = .number(JSONNumber(section.items.count))
         body["items"] = .array(page.map(\.jsonValue))
-        return Responses.json(200, .object(body), headers: ["ETag": "\"\(list.head.revision)\"", "Cache-Control": "no-cache"])
+        return Responses.json(200, .object(body), headers: ["ETag": EntityTag.fieldValue(of: String(list.head.revision), gzipped: false), "Cache-Control": "no-cache"])
     }
 }

@@ -79,11 +79,11 @@ enum Responses {
         if RequestReading.noneMatchHits(request, opaque: opaque) {
             // The tag of the coding this client would get.
             let gzipped = rendered.gzip != nil && AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"])
-            headers["ETag"] = "\"\(opaque)\(gzipped ? "-gzip" : "")\""
+            headers["ETag"] = EntityTag.fieldValue(of: opaque, gzipped: gzipped)
             headers["Vary"] = "Accept-Encoding"
             return HTTPResponse(status: 304, headers: headers)
         }
-        headers["ETag"] = "\"\(opaque)\""
+        headers["ETag"] = EntityTag.fieldValue(of: opaque, gzipped: false)  // the server tags a gzip'd body
         headers["Content-Type"] = contentType
         return HTTPResponse(status: 200, headers: headers, body: rendered.body)
     }

@@ -52,31 +52,9 @@ enum RequestReading {
         return min(seconds, Double(cap))
     }
 
-    /// The revisions named by entity tags: `"7"`, `"7-gzip"`, `W/"7"`; `*` is `.any`.
-    enum TagList {
-        case any
-        case tags([String])
-    }
-
-    static func tags(_ header: String?) -> TagList? {
-        guard let header else { return nil }
-        let trimmed = header.trimmingSpaces()
-        if trimmed == "*" { return .any }
-        var tags: [String] = []
-        for part in trimmed.split(separator: ",") {
-            var tag = Substring(part).trimmingSpaces()
-            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
-            guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { continue }
-            var opaque = tag.dropFirst().dropLast()
-            if opaque.hasSuffix("-gzip") { opaque = opaque.dropLast(5) }
-            tags.append(String(opaque))
-        }
-        return .tags(tags)
-    }
-
     /// `true` when `If-None-Match` names `opaque` (in either coding) or is `*`.
     static func noneMatchHits(_ request: HTTPRequest, opaque: String) -> Bool {
-        switch tags(request.headers["If-None-Match"]) {
+        switch EntityTag.conditions(in: request.headers["If-None-Match"]) {
         case .any?: return true
         case .tags(let tags)?: return tags.contains(opaque)
         case nil: return false
@@ -86,7 +64,7 @@ enum RequestReading {
     /// The write preconditions of `If-Match` and `If-None-Match`.
     static func preconditions(_ request: HTTPRequest) throws(ServiceError) -> WritePreconditions {
         var result = WritePreconditions()
-        switch tags(request.headers["If-Match"]) {
+        switch EntityTag.conditions(in: request.headers["If-Match"]) {
         case .any?: result.ifMatchAny = true
         case .tags(let tags)?:
             guard let first = tags.first else { throw .preconditionFailed(current: nil, detail: "If-Match names no entity tag") }
@@ -94,7 +72,7 @@ enum RequestReading {
             result.ifMatch = Int(first) ?? -1
         case nil: break
         }
-        if case .any? = tags(request.headers["If-None-Match"]) { result.createOnly = true }
+        if case .any? = EntityTag.conditions(in: request.headers["If-None-Match"]) { result.createOnly = true }
         return result
     }
 

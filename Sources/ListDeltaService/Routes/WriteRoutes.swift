@@ -101,7 +101,7 @@ struct WriteRoutes {
         let body = outcome.renderedDiff.wrapped(
             prefix: "{\"id\":" + String(decoding: prefix, as: UTF8.self) + ",\"revision\":\(outcome.document.revision),\"diff\":",
             suffix: "}")
-        var headers: HTTPHeaders = ["ETag": "\"\(outcome.document.revision)\"", "Cache-Control": "no-store", "Content-Type": "application/json"]
+        var headers: HTTPHeaders = ["ETag": EntityTag.fieldValue(of: String(outcome.document.revision), gzipped: false), "Cache-Control": "no-store", "Content-Type": "application/json"]
         if outcome.created { headers["Location"] = "/v1/lists/\(outcome.document.id)" }
         return HTTPResponse(status: outcome.created ? 201 : 200, headers: headers, body: body.body)
     }
