@@ -111,7 +111,7 @@ struct ItemDiffer {
     /// Compares content in place: copying the items would retain (and so touch) every model.
     @inline(__always)
     private static func contentDiffers(_ new: UnsafePointer<ListItem>, _ old: UnsafePointer<ListItem>) -> Bool {
-        new.pointee.type != old.pointee.type || new.pointee.cell != old.pointee.cell || new.pointee.model != old.pointee.model
+        new.pointee.hasDifferentContent(from: old.pointee)
     }
 
     /// Emits the inserts, moves and updates of one surviving section, in new order.

@@ -43,6 +43,12 @@ public struct JSONObject: Sendable {
     }
 
     /// Appends a member without checking for an existing key; the caller guarantees uniqueness.
+    /// Reserves room for `count` members.
+    mutating func reserveCapacity(_ count: Int) {
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+    }
+
     mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         keys.append(key)
         values.append(value)

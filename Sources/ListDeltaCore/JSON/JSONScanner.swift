@@ -85,6 +85,8 @@ struct JSONScanner {
             position += 1
             return .object(object)
         }
+        // Room for a few members at once: growing from one by doubling costs three allocations per array.
+        object.reserveCapacity(4)
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
@@ -158,15 +160,19 @@ struct JSONScanner {
         position += 1
         let start = position
         // Fast path: no escapes.
+        var highBits: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 position += 1
+                // ASCII is valid UTF-8: no validation pass (the common case of ids, keys and short texts).
+                if highBits < 0x80 { return String(decoding: slice, as: UTF8.self) }
                 return try makeString(slice, offset: start)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw malformed("control character in string") }
+            highBits |= byte
             position += 1
         }
         var scratch = Array(UnsafeBufferPointer(rebasing: bytes[start..<min(position, bytes.count)]))

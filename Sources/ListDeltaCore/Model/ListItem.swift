@@ -1,26 +1,67 @@
 /// One item of a list: identity (`id`), and content (`type`, `cell`, `model`).
+///
+/// A value type whose fields live in one shared, immutable box: copying an item (and so copying an array of
+/// 100,000 of them, which every change to a large list does once) costs one reference count, not one per field
+/// and a generic copy of the model; changing a field copies the box first when it is shared.
 public struct ListItem: Sendable, Equatable {
-    /// The item's identity, unique in the whole list (1 to 256 UTF-8 bytes).
-    public var id: String
-    /// The view-model type name, used to resolve `cell` from the list's registry.
-    public var type: String?
-    /// The cell (reuse) identifier, as given or resolved at write time.
-    public var cell: String?
-    /// The item's content: any JSON.
-    public var model: JSONValue
+    private final class Storage: Sendable {
+        let id: String
+        let type: String?
+        let cell: String?
+        let model: JSONValue
+
+        init(id: String, type: String?, cell: String?, model: JSONValue) {
+            self.id = id
+            self.type = type
+            self.cell = cell
+            self.model = model
+        }
+    }
+
+    private var storage: Storage
 
     /// Creates an item.
     public init(id: String, type: String? = nil, cell: String? = nil, model: JSONValue = .null) {
-        self.id = id
-        self.type = type
-        self.cell = cell
-        self.model = model
+        storage = Storage(id: id, type: type, cell: cell, model: model)
+    }
+
+    /// The item's identity, unique in the whole list (1 to 256 UTF-8 bytes).
+    public var id: String {
+        get { storage.id }
+        set { storage = Storage(id: newValue, type: type, cell: cell, model: model) }
+    }
+
+    /// The view-model type name, used to resolve `cell` from the list's registry.
+    public var type: String? {
+        get { storage.type }
+        set { storage = Storage(id: id, type: newValue, cell: cell, model: model) }
+    }
+
+    /// The cell (reuse) identifier, as given or resolved at write time.
+    public var cell: String? {
+        get { storage.cell }
+        set { storage = Storage(id: id, type: type, cell: newValue, model: model) }
+    }
+
+    /// The item's content: any JSON.
+    public var model: JSONValue {
+        get { storage.model }
+        set { storage = Storage(id: id, type: type, cell: cell, model: newValue) }
     }
 
     /// `true` when the content (`type`, `cell`, `model`) differs, so a client must reconfigure the item.
+    /// - Complexity: O(1) for copies of one item; else O(*m*) in the size of the models.
     @inlinable
     public func hasDifferentContent(from other: ListItem) -> Bool {
-        type != other.type || cell != other.cell || model != other.model
+        !isSameStorage(as: other) && (type != other.type || cell != other.cell || model != other.model)
+    }
+
+    /// Whether both are copies of one item (so equal without comparing fields).
+    @usableFromInline
+    func isSameStorage(as other: ListItem) -> Bool { storage === other.storage }
+
+    public static func == (lhs: ListItem, rhs: ListItem) -> Bool {
+        lhs.isSameStorage(as: rhs) || (lhs.id == rhs.id && !lhs.hasDifferentContent(from: rhs))
     }
 
     /// The item as API.md serves it: `{"id", "type"?, "cell", "model"}` (`type` only when set).

@@ -75,6 +75,9 @@ final class ListRepository: Sendable {
         return (heads.usage.count, documents.count, documents.cost)
     }
 
+    /// The limits every written document is checked against.
+    var documentLimits: DocumentLimits { factory.limits }
+
     /// The validated document a write body describes.
     func makeDocument(from body: JSONValue, listID: String, revision: Int) throws(ServiceError) -> ListDocument {
         do {
@@ -213,12 +216,14 @@ final class ListRepository: Sendable {
         let previous = try live.map { (head) throws(ServiceError) in try document(id, revision: head.revision, head: head) }
         let nextRevision = (head?.revision ?? 0) + 1
         let next = try build(previous, nextRevision)
-        if let previous, previous.hasSameContent(as: next) {
+        let base = previous ?? .empty(id: id)
+        let diff = ListDiff(from: base, to: next)
+        // The diff replays every change of the sections (the stored deltas rely on it), so an empty one with the
+        // same kind and registry is the same content: no second pass over the items to compare them.
+        if let previous, diff.isEmpty, previous.kind == next.kind, previous.cells == next.cells {
             let empty = ListDiff(listID: id, from: previous.revision, to: previous.revision, fromCounts: previous.sectionCounts, toCounts: previous.sectionCounts)
             return WriteOutcome(document: previous, diff: empty, renderedDiff: RenderedBody(empty.jsonValue), previous: previous, created: false, changed: false)
         }
-        let base = previous ?? .empty(id: id)
-        let diff = ListDiff(from: base, to: next)
         // Rendered and compressed once: the stored delta, the diff cache, the watchers and the response share it.
         let rendered = RenderedBody(diff.jsonValue)
         let delta = previous == nil ? nil : RevisionCodec.delta(rendered, to: next)

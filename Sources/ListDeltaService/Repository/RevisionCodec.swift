@@ -6,8 +6,9 @@ import ZlibCodec
 /// A snapshot is the whole document as served, gzip'd. A delta is the batch diff from the previous revision plus
 /// the header fields a batch diff does not carry (`kind`, `cells`); replaying it gives the revision exactly. A
 /// delta is framed as byte 1, the length of its header (4 bytes, big-endian), the header `{"kind","cells"}` as
-/// JSON, then the diff's bytes exactly as the service serves them (its gzip coding, or plain JSON when small): the
-/// same bytes that the diff cache, the watchers and the write's response use, rendered and compressed once.
+/// JSON, then the diff's bytes as the service serves them gzip'd: the same bytes that the diff cache, the watchers
+/// and the write's response use, rendered and compressed once (a diff too small to be served gzip'd is compressed
+/// here for the disk).
 /// Deltas written before that framing are one gzip'd `{"kind","cells","diff"}` object; both are read.
 enum RevisionCodec {
     /// A stored blob could not be read back.
@@ -34,9 +35,12 @@ enum RevisionCodec {
         let headerBytes = JSONWriter.bytes(of: .object(header))
         let count = UInt32(headerBytes.count)
         var blob: [UInt8] = [framedDelta, UInt8(count >> 24), UInt8(truncatingIfNeeded: count >> 16), UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)]
-        blob.reserveCapacity(5 + headerBytes.count + (diff.gzip ?? diff.plain).count)
+        // A diff served plain (too small to compress per response) is still compressed for the disk, once, here:
+        // revisions are kept by the thousand.
+        let stored = diff.gzip ?? compress(diff.plain)
+        blob.reserveCapacity(5 + headerBytes.count + stored.count)
         blob += headerBytes
-        blob += diff.gzip ?? diff.plain
+        blob += stored
         return blob
     }
 
@@ -82,8 +86,10 @@ enum RevisionCodec {
     }
 
     private static func compress(_ bytes: [UInt8]) -> [UInt8] {
-        // Compression of bytes in memory cannot fail but for memory exhaustion; store them plain then.
-        (try? Gzip.compress(bytes, level: 6)) ?? bytes
+        // Compression of bytes in memory cannot fail but for memory exhaustion; store them plain then (a reader
+        // tells the two apart by gzip's magic bytes). Plain also when gzip would not be smaller.
+        guard let compressed = try? Gzip.compress(bytes, level: 6), compressed.count < bytes.count else { return bytes }
+        return compressed
     }
 
     private static func read(_ blob: ArraySlice<UInt8>) throws -> JSONValue {

@@ -74,6 +74,12 @@ struct WriteRoutes {
         let repository = context.repository
         let outcome = try repository.write(id, preconditions: preconditions, onCommit: context.publish) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
+            // Item edits go straight to the typed document; anything else (and every failure, so it is worded
+            // exactly) takes the general path: the document as JSON, patched, read back and validated.
+            if var document = patch.applyToItems(of: current, limits: repository.documentLimits) {
+                document.revision = revision
+                return document
+            }
             let patched: JSONValue
             do throws(JSONPatchError) {
                 patched = try patch.apply(to: current.jsonValue)
