@@ -17,7 +17,7 @@
 #     long-pollers; prints `overload writes_ok=<n> writes_503=<n> writes_other=<n> write_timeouts=<n>
 #     write_p99_s=<s> read_p99_ms=<ms> poll_p99_ms=<ms> threads_max=<n> rss_max_mb=<n>`.
 #
-# Env: LISTDELTA_BIN (default .build/release/listdelta, built if missing), DURATION, PARKED, POLL_CONNS (default
+# Env: LISTDELTA_BIN (default .build/release/listdelta, built if missing), SERVER_CONFIG (a --config file for it), DURATION, PARKED, POLL_CONNS (default
 # 1000), WRITE_CONNS (default 4), READ_CONNS (default 32), WRK_THREADS (default 1 per class).
 set -u
 cd "$(dirname "$0")/.."
@@ -63,7 +63,7 @@ URL="http://127.0.0.1:$PORT"
 mkdir -p "$TMP/data"
 start_server() {
   LISTDELTA_MAX_QUEUED_REQUESTS=${SERVER_QUEUE:-1000} LISTDELTA_MAX_CONNECTIONS=20000 LISTDELTA_LOG_LEVEL=${LISTDELTA_LOG_LEVEL:-warning} \
-    "$BIN" serve --host 127.0.0.1 --port "$PORT" --data "$TMP/data" --retention 100000 >>"$TMP/server.log" 2>&1 &
+    "$BIN" serve ${SERVER_CONFIG:+--config "$SERVER_CONFIG"} --host 127.0.0.1 --port "$PORT" --data "$TMP/data" --retention 100000 >>"$TMP/server.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 1 300); do
     curl -fs "$URL/healthz" >/dev/null 2>&1 && break

@@ -31,16 +31,21 @@ public enum EntityTag {
     }
 
     /// Parses an `If-Match` / `If-None-Match` value: `*`, or a comma-separated list of `"tag"` / `W/"tag"`.
+    /// - Parameter strong: Whether the field is compared strongly (`If-Match`, RFC 9110 §13.1.1): a weak tag
+    ///   then matches nothing and is left out.
     /// - Returns: `nil` when the field is absent.
     /// - Complexity: O(*n*) in the field's length.
-    public static func conditions(in field: String?) -> Conditions? {
+    public static func conditions(in field: String?, strong: Bool = false) -> Conditions? {
         guard let field else { return nil }
         let trimmed = field.trimmingSpaces()
         if trimmed == "*" { return .any }
         var tags: [String] = []
         for part in trimmed.split(separator: ",") {
             var tag = Substring(part).trimmingSpaces()
-            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag.hasPrefix("W/") {
+                if strong { continue }
+                tag = tag.dropFirst(2)
+            }
             guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { continue }
             var opaque = tag.dropFirst().dropLast()
             if opaque.hasSuffix(gzipSuffix) { opaque = opaque.dropLast(gzipSuffix.utf8.count) }

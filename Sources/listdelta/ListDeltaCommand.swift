@@ -60,6 +60,7 @@ struct Serve: ParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "listdelta")
+        ProcessMemory.configure()
         do {
             let app = try ListDeltaApp(configuration: settings, logger: logger, registry: registry)
             app.installSignalHandlers()

@@ -51,5 +51,9 @@ import Testing
         #expect(pointer.description == "/a~1b/c~0d/")
         #expect(throws: JSONPointerError.self) { try JSONPointer(parsing: "a") }
         #expect(throws: JSONPointerError.self) { try JSONPointer(parsing: "/~2") }
+        // Escapes are read and written by code point: a combining mark after them changes nothing.
+        let marked = try JSONPointer(parsing: "/~0\u{301}/~1\u{301}x")
+        #expect(marked.tokens == ["~\u{301}", "/\u{301}x"])
+        #expect(marked.description == "/~0\u{301}/~1\u{301}x")
     }
 }

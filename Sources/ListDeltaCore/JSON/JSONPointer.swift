@@ -15,25 +15,37 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         guard !text.isEmpty else { self.tokens = []; return }
         guard text.hasPrefix("/") else { throw JSONPointerError(text: text, reason: "must be empty or start with '/'") }
         var tokens: [String] = []
-        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            var token = ""
+        // By code point, not by character: "~0" followed by a combining mark is still the escape of "~".
+        for raw in text.unicodeScalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            var token = String.UnicodeScalarView()
             var iterator = raw.makeIterator()
-            while let character = iterator.next() {
-                guard character == "~" else { token.append(character); continue }
+            while let scalar = iterator.next() {
+                guard scalar == "~" else { token.append(scalar); continue }
                 switch iterator.next() {
                 case "0": token.append("~")
                 case "1": token.append("/")
                 default: throw JSONPointerError(text: text, reason: "'~' must be followed by '0' or '1'")
                 }
             }
-            tokens.append(token)
+            tokens.append(String(token))
         }
         self.tokens = tokens
     }
 
     /// The text form, with `~` and `/` escaped.
     public var description: String {
-        tokens.map { "/" + $0.replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
+        var text = String.UnicodeScalarView()
+        for token in tokens {
+            text.append("/")
+            for scalar in token.unicodeScalars {
+                switch scalar {
+                case "~": text.append(contentsOf: "~0".unicodeScalars)
+                case "/": text.append(contentsOf: "~1".unicodeScalars)
+                default: text.append(scalar)
+                }
+            }
+        }
+        return String(text)
     }
 
     /// This pointer with `token` appended.

@@ -188,25 +188,34 @@ final class ListRepository: Sendable {
     ///
     /// Checks the preconditions, makes no revision when nothing changed, commits (durably) before returning;
     /// `onCommit` runs after the commit, still under the list's lock, so watchers see revisions in order.
+    /// - Parameter mustExist: Whether a missing list is 404 before any precondition is evaluated (a PATCH: RFC 9110
+    ///   §13.2.1 evaluates preconditions only where the answer without them would not be an error).
     func write(
-        _ id: String, preconditions: WritePreconditions, onCommit: (WriteOutcome) -> Void,
+        _ id: String, preconditions: WritePreconditions, mustExist: Bool = false, onCommit: (WriteOutcome) -> Void,
         build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
     ) throws(ServiceError) -> WriteOutcome {
         EventLoopThread.assertNotOnLoop("a write")
         return try locks.withLock(id) { () throws(ServiceError) in
-            try writeHoldingLock(id, preconditions: preconditions, onCommit: onCommit, build: build)
+            try writeHoldingLock(id, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build)
         }
     }
 
+    /// The 412 of an `If-Match` none of whose revisions is `current`, or nil when it holds (or is absent).
+    private static func failedIfMatch(_ preconditions: WritePreconditions, current: Int?) -> ServiceError? {
+        guard let expected = preconditions.ifMatch, !(current.map(expected.contains) ?? false) else { return nil }
+        let named = expected.isEmpty ? "names no strong entity tag that" : "\(expected.map { "\"\($0)\"" }.joined(separator: ", ")) does not"
+        return .preconditionFailed(
+            current: current, detail: "If-Match \(named) match the current revision \(current.map { "\"\($0)\"" } ?? "(no list)")")
+    }
+
     private func writeHoldingLock(
-        _ id: String, preconditions: WritePreconditions, onCommit: (WriteOutcome) -> Void,
+        _ id: String, preconditions: WritePreconditions, mustExist: Bool, onCommit: (WriteOutcome) -> Void,
         build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
     ) throws(ServiceError) -> WriteOutcome {
         let head = try self.head(id)
         let live = head.flatMap { $0.isDeleted ? nil : $0 }
-        if let expected = preconditions.ifMatch, live?.revision != expected {
-            throw .preconditionFailed(current: live?.revision, detail: "If-Match \"\(expected)\" does not match the current revision \(live.map { "\"\($0.revision)\"" } ?? "(no list)")")
-        }
+        if mustExist, live == nil { throw .notFound("there is no list \"\(id)\"") }
+        if let failure = Self.failedIfMatch(preconditions, current: live?.revision) { throw failure }
         if preconditions.ifMatchAny, live == nil {
             throw .preconditionFailed(current: nil, detail: "If-Match: * needs an existing list")
         }
@@ -264,12 +273,11 @@ final class ListRepository: Sendable {
 
     private func deleteHoldingLock(_ id: String, preconditions: WritePreconditions, onCommit: () -> Void) throws(ServiceError) -> ListHead {
         guard let head = try head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
-        if let expected = preconditions.ifMatch, head.revision != expected {
-            throw .preconditionFailed(current: head.revision, detail: "If-Match \"\(expected)\" does not match the current revision \"\(head.revision)\"")
-        }
+        if let failure = Self.failedIfMatch(preconditions, current: head.revision) { throw failure }
         let removed: ListHead?
         do {
-            removed = try store.delete(id, expectedRevision: preconditions.ifMatch)
+            // Under the list's lock: the revision just checked is still the current one.
+            removed = try store.delete(id, expectedRevision: preconditions.ifMatch == nil ? nil : head.revision)
             if let tombstone = try store.head(id) { heads.set(tombstone, for: id, cost: 1) } else { heads.removeValue(for: id) }
         } catch {
             throw ServiceError.from(error)

@@ -25,8 +25,9 @@ struct WriteOutcome: Sendable {
 
 /// The precondition headers of a write.
 struct WritePreconditions: Sendable {
-    /// `If-Match`: the revision the client expects, or `nil`.
-    var ifMatch: Int?
+    /// `If-Match`: the revisions its strong tags name (any one will do; empty when none can match), or `nil`
+    /// without the field.
+    var ifMatch: [Int]?
     /// `true` when `If-Match: *` (the list must exist).
     var ifMatchAny = false
     /// `If-None-Match: *`: create only.

@@ -12,10 +12,12 @@ struct EventRoutes {
             context.admit(responder) {
                 let from: Int
                 do throws(ServiceError) {
+                    // `from` is checked even when `Last-Event-ID` (a reconnecting client's) takes precedence.
+                    let fromQuery = try RequestReading.integer(request, "from") ?? 0
                     if let header = request.headers["Last-Event-ID"] {
                         from = try RequestReading.integer(String(header.trimmingSpaces()), name: "Last-Event-ID", maximum: Int(Int32.max))
                     } else {
-                        from = try RequestReading.integer(request, "from") ?? 0
+                        from = fromQuery
                     }
                     _ = try context.repository.live(id)
                 } catch {

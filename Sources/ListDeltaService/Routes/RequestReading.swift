@@ -64,12 +64,12 @@ enum RequestReading {
     /// The write preconditions of `If-Match` and `If-None-Match`.
     static func preconditions(_ request: HTTPRequest) throws(ServiceError) -> WritePreconditions {
         var result = WritePreconditions()
-        switch EntityTag.conditions(in: request.headers["If-Match"]) {
+        switch EntityTag.conditions(in: request.headers["If-Match"], strong: true) {
         case .any?: result.ifMatchAny = true
         case .tags(let tags)?:
-            guard let first = tags.first else { throw .preconditionFailed(current: nil, detail: "If-Match names no entity tag") }
-            // An unparseable tag matches no revision: -1 never equals a revision.
-            result.ifMatch = Int(first) ?? -1
+            // An unparseable tag names no revision; the write then fails its precondition (412), once the list is
+            // known to exist where it must.
+            result.ifMatch = tags.compactMap { Int($0) }
         case nil: break
         }
         if case .any? = EntityTag.conditions(in: request.headers["If-None-Match"]) { result.createOnly = true }

@@ -72,7 +72,7 @@ struct WriteRoutes {
             throw .badRequest("\(error)")
         }
         let repository = context.repository
-        let outcome = try repository.write(id, preconditions: preconditions, onCommit: context.publish) { current, revision throws(ServiceError) in
+        let outcome = try repository.write(id, preconditions: preconditions, mustExist: true, onCommit: context.publish) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
             // Item edits go straight to the typed document; anything else (and every failure, so it is worded
             // exactly) takes the general path: the document as JSON, patched, read back and validated.
