@@ -119,9 +119,9 @@ final class RequestContext: @unchecked Sendable {
             if !hasContentType, HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { hasContentType = true }
             if origin != nil, !hasCORS, HTTPHeaders.equalsIgnoringCase(field.name, "Access-Control-Allow-Origin") { hasCORS = true }
         }
-        if vary { head.addLine("\r\nVary: Accept-Encoding") }
-        if gzipped { head.addLine("\r\nContent-Encoding: gzip") }
-        if !body.isEmpty, !hasContentType { head.addLine("\r\nContent-Type: application/json") }
+        if vary { head.addServerField("Vary", "Accept-Encoding") }
+        if gzipped { head.addServerField("Content-Encoding", "gzip") }
+        if !body.isEmpty, !hasContentType { head.addServerField("Content-Type", "application/json") }
         addCommonHeaders(&head, cors: !hasCORS)
         head.install()
         closeIfNeeded(output)

@@ -69,14 +69,19 @@ struct ResponseHead: ~Copyable {
         }
     }
 
-    /// Adds a field the server itself writes, given as its whole line, such as `"\r\nVary: Accept-Encoding"`
-    /// (copied as is: the caller vouches for it).
-    mutating func addLine(_ line: StaticString) {
-        let text = UnsafeBufferPointer(start: line.utf8Start, count: line.utf8CodeUnitCount)
-        guard bytes == nil else { return append(text) }
-        let field = String(decoding: text.dropFirst(2), as: UTF8.self)
-        guard let colon = field.firstIndex(of: ":") else { return }
-        evhttp_add_header(output, String(field[..<colon]), String(field[field.index(after: colon)...].dropFirst()))
+    /// Adds a field the server itself writes, such as `Vary: Accept-Encoding` (copied as is: the caller vouches
+    /// for both strings).
+    mutating func addServerField(_ name: StaticString, _ value: StaticString) {
+        guard bytes != nil else {
+            // String literals end with a NUL.
+            evhttp_add_header(
+                output, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self),
+                UnsafeRawPointer(value.utf8Start).assumingMemoryBound(to: CChar.self))
+            return
+        }
+        appendLine(
+            UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount),
+            UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
     }
 
     /// Finishes the head: in a single entry, hands it to evhttp as its `Date` entry.

@@ -32,7 +32,7 @@ struct WriteBodyReader {
         guard case .object(let object) = body else {
             throw DocumentError(.wrongType, at: root, "the body must be a JSON object, not \(body.typeName)")
         }
-        try checkMembers(object, allowed: Self.isDocumentMember, at: root)
+        try Self.checkMembers(object, allowed: Self.isDocumentMember, at: root)
         if let id = object["id"] {
             guard case .string(let given) = id, given == listID else {
                 throw DocumentError(.invalidID, at: root.appending("id"), "the body's id must equal the list id in the path, \"\(listID)\"")
@@ -46,7 +46,7 @@ struct WriteBodyReader {
                 guard object["sections"] == nil else {
                     throw DocumentError(.invalidKind, at: root.appending("sections"), "give either items or sections, not both")
                 }
-                let title = try optionalString(object["title"], at: root.appending("title"))
+                let title = try Self.optionalString(object["title"], at: root.appending("title"))
                 let list = try readItems(items, at: root.appending("items"), section: 0)
                 return (ArrayDataProvider(title: title, items: list), cells)
             }
@@ -115,13 +115,13 @@ struct WriteBodyReader {
         guard case .object(let object) = value else {
             throw DocumentError(.wrongType, at: pointer(), "a section must be an object")
         }
-        try checkMembers(object, allowed: Self.isSectionMember, at: pointer())
-        let id = try readID(object["id"], at: pointer().appending("id"), what: "section")
+        try Self.checkMembers(object, allowed: Self.isSectionMember, at: pointer())
+        let id = try Self.readID(object["id"], limits: limits, at: pointer().appending("id"), what: "section")
         guard sectionIDs.insert(id).inserted else {
             throw DocumentError(.duplicateID, at: pointer().appending("id"), "section id \"\(id)\" occurs twice")
         }
-        let title = try optionalString(object["title"], at: pointer().appending("title"))
-        let indexTitle = try optionalString(object["indexTitle"], at: pointer().appending("indexTitle"))
+        let title = try Self.optionalString(object["title"], at: pointer().appending("title"))
+        let indexTitle = try Self.optionalString(object["indexTitle"], at: pointer().appending("indexTitle"))
         let items = try object["items"].map { value throws(DocumentError) in
             try readItems(value, at: pointer().appending("items"), section: section)
         } ?? []
@@ -198,10 +198,6 @@ struct WriteBodyReader {
         return cell
     }
 
-    private func readID(_ value: JSONValue?, at pointer: @autoclosure () -> JSONPointer, what: String) throws(DocumentError) -> String {
-        try Self.readID(value, limits: limits, at: pointer(), what: what)
-    }
-
     private static func readID(
         _ value: JSONValue?, limits: DocumentLimits, at pointer: @autoclosure () -> JSONPointer, what: String
     ) throws(DocumentError) -> String {
@@ -216,10 +212,6 @@ struct WriteBodyReader {
         return id
     }
 
-    private func optionalString(_ value: JSONValue?, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) -> String? {
-        try Self.optionalString(value, at: pointer())
-    }
-
     private static func optionalString(_ value: JSONValue?, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) -> String? {
         switch value {
         case nil, .null?: return nil
@@ -232,10 +224,6 @@ struct WriteBodyReader {
         for key in object.keys where !allowed(key) {
             throw DocumentError(.unknownMember, at: pointer().appending(key), "unknown member \"\(key)\"")
         }
-    }
-
-    private func checkMembers(_ object: JSONObject, allowed: (String) -> Bool, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) {
-        try Self.checkMembers(object, allowed: allowed, at: pointer())
     }
 
     private func rejectMember(_ key: String, in object: JSONObject, at pointer: JSONPointer, because reason: String) throws(DocumentError) {
