@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compares the HTTP layer (http-bench-server, one loop) with nginx (one worker) serving the same 2 KB JSON,
 # plain and gzip'd (ours sends the stored gzip bytes, nginx compresses per request), and with bare libevent
-# evhttp (Benchmarks/bare-evhttp.c), the floor the layer is built on.
+# evhttp (Benchmarks/bare-evhttp.c), the floor the layer is built on. The layer runs twice: with its default
+# single-entry response heads ("ours") and with plain evhttp_add_header heads ("ourshead"), to show what the
+# libevent-specific head buys (the line `response_head single_entry/plain ...`).
 #
 # Loopback only; every run is bounded in time. All servers run in the same sitting, interleaved over ROUNDS
 # rounds, and each ratio is the median of the per-round ratios (the machine is shared and noisy).
@@ -101,7 +103,8 @@ stop_server() {
 start() {
     local name="$1" port="$2"; shift 2
     case "$name" in
-        ours) "$@" "$OURS_BIN" "$port" 1 >"$WORK/$name-$port.log" 2>&1 & ;;
+        ours) "$@" "$OURS_BIN" "$port" 1 single-entry >"$WORK/$name-$port.log" 2>&1 & ;;
+        ourshead) "$@" "$OURS_BIN" "$port" 1 plain >"$WORK/$name-$port.log" 2>&1 & ;;
         bare) "$@" "$WORK/bare-evhttp" "$port" "$WORK/plain.json" "$WORK/body.gz" >"$WORK/$name-$port.log" 2>&1 & ;;
         nginx) nginx_conf "$port"; "$@" "$NGINX_BIN" -c "$WORK/nginx-$port.conf" -p "$WORK" >"$WORK/$name-$port.log" 2>&1 & ;;
     esac
@@ -125,9 +128,13 @@ BARE_PID=$STARTED_PID
 NGINX_PORT="$(free_port)"
 start nginx "$NGINX_PORT"
 NGINX_PID=$STARTED_PID
+OURSHEAD_PORT="$(free_port)"
+start ourshead "$OURSHEAD_PORT"
+OURSHEAD_PID=$STARTED_PID
+grep -q "response heads single-entry" "$WORK/ours-$OURS_PORT.log" || { echo "ours: single-entry heads are not in use with this libevent" >&2; exit 1; }
 
 # Every server must answer 200 with the same bytes, plain and gzip'd (a benchmark of error pages means nothing).
-for port in "$OURS_PORT" "$BARE_PORT" "$NGINX_PORT"; do
+for port in "$OURS_PORT" "$BARE_PORT" "$NGINX_PORT" "$OURSHEAD_PORT"; do
     curl -sf "http://127.0.0.1:$port/bench" | cmp -s - "$WORK/plain.json" || { echo "port $port: wrong plain body" >&2; exit 1; }
     headers="$(curl -sf -D - -o "$WORK/check.gz" -H 'Accept-Encoding: gzip' "http://127.0.0.1:$port/bench")"
     grep -qi '^content-encoding: gzip' <<<"$headers" || { echo "port $port: gzip not applied" >&2; exit 1; }
@@ -180,8 +187,11 @@ for round in $(seq 1 "$ROUNDS"); do
     for mode in plain gzip; do
         header=()
         [ "$mode" = gzip ] && header=('Accept-Encoding: gzip')
-        for name in ours nginx bare; do
-            case "$name" in ours) port=$OURS_PORT pid=$OURS_PID ;; nginx) port=$NGINX_PORT pid=$NGINX_PID ;; bare) port=$BARE_PORT pid=$BARE_PID ;; esac
+        for name in ours nginx bare ourshead; do
+            case "$name" in
+                ours) port=$OURS_PORT pid=$OURS_PID ;; nginx) port=$NGINX_PORT pid=$NGINX_PID ;;
+                bare) port=$BARE_PORT pid=$BARE_PID ;; ourshead) port=$OURSHEAD_PORT pid=$OURSHEAD_PID ;;
+            esac
             rps=""
             read -r rps p99 cpu per < <(run "$name-$mode" "$port" "$pid" "${header[@]}") || true
             [ -n "${rps:-}" ] || { echo "$name-$mode: no result" >&2; exit 1; }
@@ -193,7 +203,7 @@ for round in $(seq 1 "$ROUNDS"); do
             eval "last_rps_$name=$rps last_cpu_$name=$cpu"
         done
         # shellcheck disable=SC2154
-        echo "$mode $(ratio "$last_rps_ours" "$last_rps_nginx") $(ratio "$last_cpu_ours" "$last_cpu_nginx") $(ratio "$last_cpu_ours" "$last_cpu_bare")" >>"$WORK/ratios"
+        echo "$mode $(ratio "$last_rps_ours" "$last_rps_nginx") $(ratio "$last_cpu_ours" "$last_cpu_nginx") $(ratio "$last_cpu_ours" "$last_cpu_bare") $(ratio "$last_rps_ours" "$last_rps_ourshead") $(ratio "$last_cpu_ours" "$last_cpu_ourshead")" >>"$WORK/ratios"
     done
 done
 
@@ -203,7 +213,7 @@ if [ "$PERF_OK" = 0 ]; then
     for mode in plain gzip; do
         header=()
         [ "$mode" = gzip ] && header=(-H 'Accept-Encoding: gzip')
-        for name in ours nginx bare; do
+        for name in ours nginx bare ourshead; do
             port="$(free_port)"
             start "$name" "$port" valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/cg-$name-$mode.%p"
             pid=$STARTED_PID
@@ -231,7 +241,7 @@ instr_source="callgrind, user space only"
 [ "$PERF_OK" = 1 ] && instr_source="perf, user and kernel"
 two() { case "$1" in na) echo na ;; *) printf '%.2f' "$1" ;; esac; }
 
-for name in ours nginx bare; do
+for name in ours nginx bare ourshead; do
     for mode in plain gzip; do
         # shellcheck disable=SC2086
         echo "$name $mode: req/s=$(printf '%s\n' ${RPS[$name-$mode]} | median) p99_ms=$(printf '%s\n' ${P99[$name-$mode]} | median) cpu_us/req=$(printf '%s\n' ${CPU[$name-$mode]} | median) instr/req=$(instr "$name-$mode")"
@@ -241,6 +251,7 @@ plain_rps_ratio="$(awk '$1=="plain" {print $2}' "$WORK/ratios" | median)"
 gzip_rps_ratio="$(awk '$1=="gzip" {print $2}' "$WORK/ratios" | median)"
 echo "cpu per request (user + system), ours/nginx: plain=$(two "$(awk '$1=="plain" {print $3}' "$WORK/ratios" | median)") gzip=$(two "$(awk '$1=="gzip" {print $3}' "$WORK/ratios" | median)"); ours/bare evhttp: plain=$(two "$(awk '$1=="plain" {print $4}' "$WORK/ratios" | median)") gzip=$(two "$(awk '$1=="gzip" {print $4}' "$WORK/ratios" | median)")"
 echo "instructions per request ($instr_source), ours/nginx: plain=$(two "$(ratio "$(instr ours-plain)" "$(instr nginx-plain)")") gzip=$(two "$(ratio "$(instr ours-gzip)" "$(instr nginx-gzip)")"); ours/bare evhttp: plain=$(two "$(ratio "$(instr ours-plain)" "$(instr bare-plain)")") gzip=$(two "$(ratio "$(instr ours-gzip)" "$(instr bare-gzip)")")"
+echo "response_head single_entry/plain: rps plain=$(two "$(awk '$1=="plain" {print $5}' "$WORK/ratios" | median)") gzip=$(two "$(awk '$1=="gzip" {print $5}' "$WORK/ratios" | median)"); cpu/req plain=$(two "$(awk '$1=="plain" {print $6}' "$WORK/ratios" | median)") gzip=$(two "$(awk '$1=="gzip" {print $6}' "$WORK/ratios" | median)"); instr/req plain=$(two "$(ratio "$(instr ours-plain)" "$(instr ourshead-plain)")") gzip=$(two "$(ratio "$(instr ours-gzip)" "$(instr ourshead-gzip)")")"
 # The last line's instruction ratios are hardware counts (perf, kernel included), as the targets are; without
 # counters they are na, and callgrind's user-space counts above are the stand-in.
 plain_instr=na

@@ -115,6 +115,8 @@ for p in $WRK_PIDS; do wait "$p"; done
 WRK_PIDS=""
 sleep 1
 echo "server after: VmRSS $(rss) (peak VmHWM $(hwm)), fds $(nfd)"
+# what the caches hold by their own accounting, against their budget (cacheBytes)
+curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^listdelta_cached_(bodies|documents)_bytes/ {printf "%s=%.1fMB ", $1, $2 / 1048576} END {print ""}'
 for class in poll write read; do
   f="$TMP/$class.txt"
   reqs=$(awk '/Requests\/sec/ {print $2}' "$f")

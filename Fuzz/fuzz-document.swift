@@ -8,15 +8,24 @@ private let base: ListDocument = {
     return try! DataProviderFactory().makeDocument(from: try! JSONReader().read(text), listID: "fuzz", revision: 1)
 }()
 
-/// Reads the input as a write body; whatever the factory accepts must round-trip and diff exactly both ways.
+/// Reads the input as a write body; whatever the factory accepts must round-trip and diff exactly both ways, and
+/// the typed reader a PUT tries first must accept nothing the general path refuses and read what it accepts alike.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
-    guard let value = try? JSONReader(maximumDepth: 64).read(bytes) else { return 0 }
     var limits = DocumentLimits()
     limits.maximumItems = 2_000
     let factory = DataProviderFactory(limits: limits)
-    guard let document = try? factory.makeDocument(from: value, listID: "fuzz", revision: 2) else { return 0 }
+    let typed = factory.readDocument(json: Array(bytes), listID: "fuzz", revision: 2, maximumDepth: 64)
+    guard let value = try? JSONReader(maximumDepth: 64).read(bytes) else {
+        precondition(typed == nil, "the typed reader accepts what is not JSON")
+        return 0
+    }
+    guard let document = try? factory.makeDocument(from: value, listID: "fuzz", revision: 2) else {
+        precondition(typed == nil, "the typed reader accepts an invalid document")
+        return 0
+    }
+    precondition(typed == nil || typed == document, "the typed reader reads the document differently")
     // What is served reads back to the same document.
     let served = JSONWriter.bytes(of: document.jsonValue)
     let reread = try! factory.makeDocument(from: try! JSONReader(maximumDepth: 80).read(served), listID: "fuzz", revision: 2)

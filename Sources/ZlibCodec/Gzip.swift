@@ -28,8 +28,12 @@ public enum Gzip {
                 return out.count - Int(stream.pointee.avail_out)
             }
         }
-        output.removeLast(output.count - produced)
-        return output
+        // Exactly the produced bytes: the output was sized for the worst case (about the input's size), and a
+        // kept body would hold all of it.
+        var exact: [UInt8] = []
+        exact.reserveCapacity(produced)
+        exact += output[..<produced]
+        return exact
     }
 
     /// Inflates gzip (or zlib) data in bounded 64 KiB steps.

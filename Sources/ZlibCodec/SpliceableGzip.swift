@@ -23,8 +23,12 @@ public struct SpliceableGzip: Sendable {
     /// - Throws: ``GzipError/initializationFailed(_:)`` when zlib cannot start.
     /// - Complexity: O(*n*) in the input size.
     public init(compressing plain: [UInt8], level: Int32 = 6) throws(GzipError) {
-        var bytes = Self.header
-        try Self.deflate(plain, level: level, flush: Z_SYNC_FLUSH, into: &bytes)
+        let deflated = try Self.deflate(plain, level: level, flush: Z_SYNC_FLUSH)
+        // Exactly the member's size: a cached body holds what it reserved.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.header.count + deflated.count + Self.finalBlock.count + 8)
+        bytes += Self.header
+        bytes += deflated
         bytes += Self.finalBlock
         let crc = Self.crc32(plain)
         Self.appendTrailer(crc: crc, count: plain.count, to: &bytes)
@@ -42,11 +46,14 @@ public struct SpliceableGzip: Sendable {
     /// - Throws: ``GzipError/initializationFailed(_:)`` when zlib cannot start.
     /// - Complexity: O(*p* + *s*) to compress the prefix and suffix, plus copying this member's bytes.
     public func spliced(prefix: [UInt8], suffix: [UInt8]) throws(GzipError) -> [UInt8] {
-        var result = Self.header
-        result.reserveCapacity(bytes.count + prefix.count + suffix.count + 32)
-        try Self.deflate(prefix, level: 6, flush: Z_SYNC_FLUSH, into: &result)
+        let deflatedPrefix = try Self.deflate(prefix, level: 6, flush: Z_SYNC_FLUSH)
+        let deflatedSuffix = try Self.deflate(suffix, level: 6, flush: Z_FINISH)
+        var result: [UInt8] = []
+        result.reserveCapacity(Self.header.count + deflatedPrefix.count + deflateData.count + deflatedSuffix.count + 8)
+        result += Self.header
+        result += deflatedPrefix
         result += deflateData
-        try Self.deflate(suffix, level: 6, flush: Z_FINISH, into: &result)
+        result += deflatedSuffix
         var crc = Self.crc32(prefix)
         crc = UInt32(crc32_combine(uLong(crc), uLong(self.crc), off_t(inflatedCount)))
         crc = UInt32(crc32_combine(uLong(crc), uLong(Self.crc32(suffix)), off_t(suffix.count)))
@@ -54,9 +61,9 @@ public struct SpliceableGzip: Sendable {
         return result
     }
 
-    /// Appends the raw deflate stream of `input`, ended by `flush` (`Z_SYNC_FLUSH`: byte-aligned and open;
-    /// `Z_FINISH`: with its final block).
-    private static func deflate(_ input: [UInt8], level: Int32, flush: Int32, into output: inout [UInt8]) throws(GzipError) {
+    /// The raw deflate stream of `input`, ended by `flush` (`Z_SYNC_FLUSH`: byte-aligned and open; `Z_FINISH`:
+    /// with its final block), as a slice of a worst-case-sized buffer (copy it out; do not keep it).
+    private static func deflate(_ input: [UInt8], level: Int32, flush: Int32) throws(GzipError) -> ArraySlice<UInt8> {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         defer { stream.deinitialize(count: 1); stream.deallocate() }
@@ -65,19 +72,18 @@ public struct SpliceableGzip: Sendable {
         defer { deflateEnd(stream) }
         // deflateBound covers the finished stream; a sync flush adds at most a few bytes more.
         let bound = Int(deflateBound(stream, uLong(input.count))) + 16
-        let start = output.count
-        output += [UInt8](repeating: 0, count: bound)
+        var output = [UInt8](repeating: 0, count: bound)
         let produced: Int = input.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { out in
                 stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
                 stream.pointee.avail_in = uInt(input.count)
-                stream.pointee.next_out = out.baseAddress! + start
+                stream.pointee.next_out = out.baseAddress!
                 stream.pointee.avail_out = uInt(bound)
                 _ = CZlib.deflate(stream, flush)
                 return bound - Int(stream.pointee.avail_out)
             }
         }
-        output.removeLast(bound - produced)
+        return output[..<produced]
     }
 
     private static func crc32(_ bytes: [UInt8]) -> UInt32 {

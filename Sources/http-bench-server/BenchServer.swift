@@ -1,10 +1,12 @@
+import Glibc
 import HTTPServer
 import Logging
 import ZlibCodec
 
 /// Serves one deterministic 2 KB JSON body on `GET /bench` (plain, or the precompressed gzip variant).
 ///
-/// Usage: `http-bench-server PORT [LOOPS]`
+/// Usage: `http-bench-server PORT [LOOPS] [HEAD]`, HEAD being how response heads are written: `single-entry` (the
+/// default, where the running libevent allows it) or `plain`.
 @main
 struct BenchServer {
     static func main() throws {
@@ -20,10 +22,17 @@ struct BenchServer {
         router.add(.GET, "/bench") { _, responder in
             responder.respond(HTTPResponse(status: 200, body: .precompressed(plain: plain, gzip: gzip)))
         }
+        if arguments.count > 3 {
+            guard let head = ResponseHeadWriting(rawValue: arguments[3]) else {
+                throw BenchServerError("HEAD must be one of \(ResponseHeadWriting.allCases.map(\.rawValue))")
+            }
+            configuration.responseHeadWriting = head
+        }
         let server = HTTPServer(configuration: configuration, router: router, logger: logger)
         server.installSignalHandlers()
         try server.start()
-        print("listening on \(server.port)")
+        print("listening on \(server.port), response heads \(server.responseHeadWriting.rawValue)")
+        fflush(nil)  // every stream: the script reads this line from a file while the server runs
         server.waitUntilStopped()
     }
 
@@ -42,5 +51,13 @@ struct BenchServer {
         while text.utf8.count < 2046 { text += String(UnicodeScalar(UInt8(97 + text.utf8.count % 26))) }
         text += "\"}"
         return Array(text.utf8)
+    }
+}
+
+struct BenchServerError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

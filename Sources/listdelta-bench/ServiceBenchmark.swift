@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
 import ListDeltaCore
-import ListDeltaService
 import ListDeltaStore
-import Logging
 
 /// `listdelta-bench service`: the service's own figures, through real HTTP on loopback.
 struct ServiceBenchmark: ParsableCommand {
@@ -21,33 +19,44 @@ struct ServiceBenchmark: ParsableCommand {
     @Option(help: "Timed requests per latency figure (median printed).")
     var runs = 9
 
+    @Option(help: "The listdelta binary to measure (default: the one built beside this benchmark).")
+    var binary: String?
+
     func run() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listdelta-bench-\(getpid())").path
         try? FileManager.default.removeItem(atPath: directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var settings = ServiceConfiguration()
-        settings.port = 0
-        settings.dataDirectory = directory
-        settings.retention = revisions + 200
-        settings.maxBodyBytes = 64 << 20
-        var logger = Logger(label: "bench")
-        logger.logLevel = .error
-        let app = try ListDeltaApp(configuration: settings, logger: logger, registry: nil)
-        try app.start()
-        defer {
-            app.shutdown()
-            app.waitUntilStopped()
+        // The real server in its own process: its allocator settings, threads and configuration are the ones
+        // measured, and this client does not share its CPU time or heap.
+        func startServer() throws -> (ServerProcess, BenchHTTPClient) {
+            let server = try ServerProcess(
+                binary: binary ?? ServerProcess.siblingBinary(),
+                arguments: ["--data", directory, "--retention", String(revisions + 200), "--allow-anonymous-writes"],
+                environment: ["LISTDELTA_MAX_BODY_BYTES": String(64 << 20), "LISTDELTA_LOG_LEVEL": "error"]
+            )
+            let client = BenchHTTPClient(port: server.port)
+            try server.waitUntilReady(client)
+            return (server, client)
         }
-        let client = BenchHTTPClient(port: app.port)
+        var (server, client) = try startServer()
+        defer { server.stop() }
         var editor = ListEditor(count: items)
         let json = ["Content-Type": "application/json"]
         let created = try client.request("PUT", "/v1/lists/bench", headers: json, body: editor.body())
         guard created.status == 201 else { throw ValidationError("create failed: \(created.status)") }
+        // The disk a list of one revision takes, measured with the server stopped (the store is then all ours).
+        server.stop()
         let snapshotBytes = try diskBytes(directory)
+        (server, client) = try startServer()
 
-        let put = try medianMilliseconds(runs: runs) {
+        // The bodies are built before the clock starts: a figure of the service, not of this client's JSON.
+        var bodies: [[UInt8]] = (0...runs).map { _ in
             editor.edit(10)
-            let response = try client.request("PUT", "/v1/lists/bench", headers: json, body: editor.body())
+            return editor.body()
+        }
+        bodies.reverse()
+        let put = try medianMilliseconds(runs: runs) {
+            let response = try client.request("PUT", "/v1/lists/bench", headers: json, body: bodies.removeLast())
             guard response.status == 200 else { throw ValidationError("PUT failed: \(response.status)") }
         }
         print("service put_10_of_\(items)_ms=\(format(put)) command=\"listdelta-bench service --items \(items)\"")
@@ -77,6 +86,7 @@ struct ServiceBenchmark: ParsableCommand {
         }
         print("service diff_across_100_revisions_of_\(items)_ms=\(format(diff))")
 
+        server.stop()
         let totalBytes = try diskBytes(directory)
         let ratio = Double(totalBytes) / Double(snapshotBytes)
         print("service revisions=\(written) edits_per_revision=10 disk_bytes=\(totalBytes) one_snapshot_bytes=\(snapshotBytes) ratio=\(format(ratio)) bytes_per_revision=\((totalBytes - snapshotBytes) / max(1, written - 1))")

@@ -1,8 +1,13 @@
 /// The byte-level state of one `JSONReader.read` call.
 struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
-    let maximumDepth: Int
+    var maximumDepth: Int
     var position = 0
+    /// The members of the objects being read, innermost last: an object's array is made once, at its exact size,
+    /// when it closes (objects grown member by member waste room and allocations, 100,000 times in a large list).
+    private var openMembers: [JSONObject.Member] = []
+    /// The elements of the arrays being read, innermost last, for the same reason.
+    private var openElements: [JSONValue] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -51,24 +56,25 @@ struct JSONScanner {
     private mutating func readArray(depth: Int) throws(JSONReadError) -> JSONValue {
         if depth > maximumDepth { throw JSONReadError.tooDeep(limit: maximumDepth, pointer: JSONPointer()) }
         position += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
-            return .array(elements)
+            return .array([])
         }
+        let start = openElements.count
+        defer { openElements.removeLast(openElements.count - start) }
         while true {
             skipWhitespace()
             do {
-                elements.append(try readValue(depth: depth))
+                openElements.append(try readValue(depth: depth))
             } catch .tooDeep(let limit, let pointer) {
-                throw .tooDeep(limit: limit, pointer: pointer.prepending(String(elements.count)))
+                throw .tooDeep(limit: limit, pointer: pointer.prepending(String(openElements.count - start)))
             }
             skipWhitespace()
             guard position < bytes.count else { throw malformed("unterminated array") }
             let byte = bytes[position]
             position += 1
-            if byte == UInt8(ascii: "]") { return .array(elements) }
+            if byte == UInt8(ascii: "]") { return .array(Self.exactCopy(openElements[start...])) }
             guard byte == UInt8(ascii: ",") else {
                 position -= 1
                 throw malformed("expected ',' or ']' in array")
@@ -79,14 +85,14 @@ struct JSONScanner {
     private mutating func readObject(depth: Int) throws(JSONReadError) -> JSONValue {
         if depth > maximumDepth { throw JSONReadError.tooDeep(limit: maximumDepth, pointer: JSONPointer()) }
         position += 1
-        var object = JSONObject()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(object)
+            return .object(JSONObject())
         }
-        // Room for a few members at once: growing from one by doubling costs three allocations per array.
-        object.reserveCapacity(4)
+        let start = openMembers.count
+        defer { openMembers.removeLast(openMembers.count - start) }
+        var largeObjectKeys: Set<String> = []
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
@@ -94,7 +100,16 @@ struct JSONScanner {
             }
             let keyOffset = position
             let key = try readString()
-            if object.count < 32 ? object.index(of: key) != nil : object.keys.contains(key) {
+            // Small objects are searched; a large one keeps a set of its keys, so no object costs quadratic time.
+            let count = openMembers.count - start
+            let isDuplicate: Bool
+            if count < 16 {
+                isDuplicate = openMembers[start...].contains { $0.key == key }
+            } else {
+                if largeObjectKeys.isEmpty { largeObjectKeys = Set(openMembers[start...].lazy.map(\.key)) }
+                isDuplicate = !largeObjectKeys.insert(key).inserted
+            }
+            if isDuplicate {
                 throw JSONReadError.malformed("duplicate key \"\(key)\" in object", offset: keyOffset)
             }
             skipWhitespace()
@@ -109,17 +124,26 @@ struct JSONScanner {
             } catch .tooDeep(let limit, let pointer) {
                 throw .tooDeep(limit: limit, pointer: pointer.prepending(key))
             }
-            object.appendUnchecked(key, value)
+            openMembers.append(JSONObject.Member(key: key, value: value))
             skipWhitespace()
             guard position < bytes.count else { throw malformed("unterminated object") }
             let byte = bytes[position]
             position += 1
-            if byte == UInt8(ascii: "}") { return .object(object) }
+            if byte == UInt8(ascii: "}") { return .object(JSONObject(uniqueMembers: Self.exactCopy(openMembers[start...]))) }
             guard byte == UInt8(ascii: ",") else {
                 position -= 1
                 throw malformed("expected ',' or '}' in object")
             }
         }
+    }
+
+    /// A new array of exactly `elements` (`Array(slice)` would share a slice that spans its whole buffer, and
+    /// with it the buffer's spare room, and make the next append to that buffer copy it).
+    private static func exactCopy<Element>(_ elements: ArraySlice<Element>) -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(elements.count)
+        copy.append(contentsOf: elements)
+        return copy
     }
 
     private mutating func readNumber() throws(JSONReadError) -> JSONNumber {

@@ -16,13 +16,17 @@ public enum JSONValue: Sendable {
 public struct JSONNumber: Sendable, CustomStringConvertible {
     /// The literal as it appears in JSON text (for example `12`, `-0.5`, `1e3`).
     public let literal: String
+
     /// The value of the literal as a `Double` (may round very large or very precise numbers).
-    public let value: Double
+    ///
+    /// Computed when asked, not stored: a number is read far more often than its value is needed (only to compare
+    /// numbers written differently), and the literal alone keeps every `JSONValue` small.
+    /// - Complexity: O(*d*) in the literal's digits.
+    public var value: Double { Double(literal) ?? 0 }
 
     /// Creates a number from an integer.
     public init(_ integer: Int) {
         self.literal = String(integer)
-        self.value = Double(integer)
     }
 
     /// Creates a number from a `Double`; non-finite values become `0` (JSON has no NaN or infinity).
@@ -33,18 +37,17 @@ public struct JSONNumber: Sendable, CustomStringConvertible {
         } else {
             self.literal = String(finite)
         }
-        self.value = finite
     }
 
     /// Creates a number from a literal already checked against JSON's number grammar.
     init(validatedLiteral: String) {
         self.literal = validatedLiteral
-        self.value = Double(validatedLiteral) ?? 0
     }
 
     /// The value as an `Int` when the literal is an integer that fits, else `nil`.
     public var intValue: Int? {
         if let exact = Int(literal) { return exact }
+        let value = self.value
         if value == value.rounded(), abs(value) < 9.0e15 { return Int(value) }
         return nil
     }
@@ -116,7 +119,7 @@ extension JSONValue {
     public var depth: Int {
         switch self {
         case .array(let values): return 1 + (values.lazy.map(\.depth).max() ?? 0)
-        case .object(let object): return 1 + (object.values.lazy.map(\.depth).max() ?? 0)
+        case .object(let object): return 1 + (object.entries.lazy.map(\.value.depth).max() ?? 0)
         default: return 0
         }
     }

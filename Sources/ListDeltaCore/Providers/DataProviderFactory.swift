@@ -28,4 +28,20 @@ public struct DataProviderFactory: Sendable {
         let (provider, cells) = try makeProvider(from: body, listID: listID)
         return provider.makeDocument(id: listID, revision: revision, cells: cells)
     }
+
+    /// The validated document for the JSON text `json`, read straight into sections and items without a JSON tree
+    /// for its structure: the fast way to take a large write.
+    ///
+    /// Returns `nil` for any body it does not read without doubt (every invalid one among them): then parse it with
+    /// `JSONReader(maximumDepth:)` and call `makeDocument(from:listID:revision:)`, which decides and words any error.
+    /// What this returns, that path returns too.
+    /// - Parameter maximumDepth: The `JSONReader` bound the general path would parse with.
+    /// - Complexity: O(*n*) in the size of the body.
+    public func readDocument(json: [UInt8], listID: String, revision: Int, maximumDepth: Int) -> ListDocument? {
+        json.withUnsafeBufferPointer { bytes in
+            var reader = TypedWriteBodyReader(bytes: bytes, limits: limits, maximumDepth: maximumDepth)
+            guard let (provider, cells) = try? reader.read(listID: listID) else { return nil }
+            return provider.makeDocument(id: listID, revision: revision, cells: cells)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import HTTPServer
 import ListDeltaCore
 
 /// Everything `listdelta serve` can be told, with the documented defaults.
@@ -44,7 +45,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxQueuedRequests = 1_000
     /// List heads kept in memory (the most recently used). The default is 100,000.
     public var cachedLists = 100_000
-    /// Memory for cached documents and diffs, in bytes. The default is 64 MiB.
+    /// Memory for cached documents and rendered bodies, in bytes: half for documents, a quarter each for rendered
+    /// documents and diffs, each entry charged what it holds on the heap. The default is 64 MiB (a 100,000-item
+    /// document takes about 26 MB, and must fit in the documents' half to be kept).
     public var cacheBytes = 64 << 20
     /// The most sections in a list. The default is 10,000.
     public var maxSections = 10_000
@@ -103,7 +106,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((1...100_000_000).contains(cachedLists), "cachedLists must be 1...100000000")
         try require(maxSections >= 1 && maxItems >= 1, "maxSections and maxItems must be at least 1")
         try require((8...512).contains(maxDepth), "maxDepth must be 8...512")
-        try require(["single-entry", "plain"].contains(responseHead), "responseHead must be single-entry or plain")
+        let heads = ResponseHeadWriting.allCases.map(\.rawValue)
+        try require(heads.contains(responseHead), "responseHead must be one of \(heads.joined(separator: ", "))")
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
         try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
         try require(

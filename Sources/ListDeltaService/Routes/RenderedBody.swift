@@ -21,7 +21,15 @@ struct RenderedBody: Sendable {
     }
 
     init(bytes: [UInt8]) {
-        plain = bytes
+        if bytes.capacity > bytes.count + bytes.count / 8 + 64 {
+            // A cached body holds exactly its bytes, not the room its writer grew (up to twice as much).
+            var exact: [UInt8] = []
+            exact.reserveCapacity(bytes.count)
+            exact += bytes
+            plain = exact
+        } else {
+            plain = bytes
+        }
         if bytes.count >= Self.compressionThreshold, let member = try? SpliceableGzip(compressing: bytes),
             member.bytes.count < bytes.count
         {
@@ -39,8 +47,12 @@ struct RenderedBody: Sendable {
         self.member = nil
     }
 
-    /// The bytes held, for cache accounting.
-    var cost: Int { plain.count + (gzip?.count ?? 0) + 64 }
+    /// The bytes held, for cache accounting: both codings' buffers as the allocator rounds them, and the cache
+    /// entry's own room (most cached bodies are small diffs, where the overheads are a third of the cost).
+    var cost: Int { HeapFootprint.bytes(plain) + (gzip.map(HeapFootprint.bytes) ?? 0) + Self.entryBytes }
+
+    /// A cache entry's slot (key, body, cost, recency) in a hash table kept under three quarters full.
+    static let entryBytes = 160
 
     /// The response body: the server picks the coding the client accepts.
     var body: HTTPResponseBody {

@@ -106,12 +106,20 @@ enum RequestReading {
     ///
     /// A gzip body is inflated here, on the worker, after the route authorised the request.
     static func json(_ request: HTTPRequest, maximumDepth: Int) throws(ServiceError) -> JSONValue {
-        let body: [UInt8]
+        try json(try body(request), maximumDepth: maximumDepth)
+    }
+
+    /// The body's bytes, inflated when it came gzip'd (so only on a worker, after the route authorised it).
+    static func body(_ request: HTTPRequest) throws(ServiceError) -> [UInt8] {
         do {
-            body = try request.decodedBody()
+            return try request.decodedBody()
         } catch {
             throw error.status == 413 ? .payloadTooLarge(error.detail) : .badRequest(error.detail)
         }
+    }
+
+    /// `body` read as JSON; malformed text is a 400, too deep a 422.
+    static func json(_ body: [UInt8], maximumDepth: Int) throws(ServiceError) -> JSONValue {
         do throws(JSONReadError) {
             return try JSONReader(maximumDepth: maximumDepth).read(body)
         } catch {
