@@ -95,6 +95,21 @@ import Testing
         #expect(Self.factory.readDocument(json: body(modelDepth: 0), listID: "list", revision: 1, maximumDepth: 4) == nil)
     }
 
+    @Test func limitsNoListCanMeetAreLeftToTheGeneralPath() {
+        // A document limit below the structure's own depth, or negative counts: the general path refuses even an
+        // empty list, so the fast path must not take it.
+        for change in [{ (limits: inout DocumentLimits) in limits.maximumDepth = 4 }, { $0.maximumItems = -1 }, { $0.maximumSections = -1 }] {
+            var limits = DocumentLimits()
+            change(&limits)
+            let factory = DataProviderFactory(limits: limits)
+            for text in [#"{"items":[{"id":"a"}]}"#, #"{"items":[]}"#, #"{"sections":[]}"#] {
+                let general = try? factory.makeDocument(from: try JSONReader().read(text), listID: "list", revision: 1)
+                let typed = factory.readDocument(json: Array(text.utf8), listID: "list", revision: 1, maximumDepth: 64)
+                #expect(typed == nil || typed == general, "\(limits) \(text)")
+            }
+        }
+    }
+
     @Test func largeObjectsWithDuplicateKeysAreRefusedInLinearTime() {
         // 20,000 distinct keys then a repeat: a set of keys finds it (a linear search per key would take seconds).
         let members = (0..<20_000).map { "\"k\($0)\":0" }.joined(separator: ",")

@@ -11,7 +11,8 @@ public struct JSONObject: Sendable {
         public var value: JSONValue
     }
 
-    /// The members in order, in one array: an object costs one allocation, however many members it has.
+    /// The members in order, in one array: one allocation for the members however many there are (long keys and
+    /// nested values have their own).
     private var members: [Member] = []
 
     /// Creates an empty object.

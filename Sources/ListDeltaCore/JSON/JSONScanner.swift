@@ -1,4 +1,4 @@
-/// The byte-level state of one `JSONReader.read` call.
+/// The byte-level state of one read of JSON text (a `JSONReader.read` call, or a `TypedWriteBodyReader`'s).
 struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var maximumDepth: Int

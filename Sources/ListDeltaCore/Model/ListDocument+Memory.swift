@@ -58,15 +58,16 @@ extension ListItem {
 }
 
 extension ListDocument {
-    /// Items measured one by one up to this many; a larger document is estimated from this many spread evenly.
+    /// The sample size: a document of fewer than twice this many items is measured item by item; a larger one
+    /// from every (n / this)-th item, between this many and twice as many.
     static let measuredItems = 2_048
 
     /// The heap bytes this document holds, estimated: every item of a small document, an even sample of a
-    /// large one's items (scaled to their number), the arrays and the headers.
+    /// large one's items (scaled to their number; see `measuredItems`), the arrays and the headers.
     ///
     /// Items a document shares with another revision (copies of one item) are charged to both: the estimate errs
     /// on the side of a smaller cache.
-    /// - Complexity: O(min(*n*, 2,048)) items, each O(*m*) in its model.
+    /// - Complexity: O(min(*n*, 4,096)) items, each O(*m*) in its model.
     public var estimatedHeapBytes: Int {
         var bytes = HeapFootprint.array(capacity: sections.capacity, stride: MemoryLayout<ListSection>.stride)
         var itemCount = 0

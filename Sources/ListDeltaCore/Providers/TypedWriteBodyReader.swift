@@ -1,5 +1,5 @@
 /// Reads a write body's JSON text straight into typed sections and items: the fast path of
-/// `DataProviderFactory.makeDocument(json:listID:revision:maximumDepth:)`.
+/// `DataProviderFactory.readDocument(json:listID:revision:maximumDepth:)`.
 ///
 /// No JSON tree is built for the document's structure (only items' models are `JSONValue`s), and every rule is
 /// checked as the bytes go by. The reader accepts only bodies it reads without doubt and gives up on anything
@@ -40,8 +40,11 @@ struct TypedWriteBodyReader {
         var items: [ListItem]?
         var sections: [ListSection]?
         var seen = MemberSet()
-        // Bounds below the structure's own depth (an item in a section is at 5) are the general path's to word.
-        guard maximumDepth >= 5 else { throw GiveUp() }
+        // Bounds below the structure's own depth (an item in a section is at 5), and limits no list can meet, are
+        // the general path's to word.
+        guard maximumDepth >= 5, limits.maximumDepth >= Self.modelDepthOffset, limits.maximumItems >= 0,
+            limits.maximumSections >= 0
+        else { throw GiveUp() }
         guard try openObject() else { throw GiveUp() }
         repeat {
             switch try readMember(of: Self.documentMembers, seen: &seen) {

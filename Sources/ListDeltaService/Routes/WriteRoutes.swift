@@ -23,8 +23,9 @@ struct WriteRoutes {
     }
 
     /// Runs `write` on the write pool and answers with its outcome (or its problem). The outcome is let go only
-    /// after the answer is handed to the loop: it may hold the last reference to the replaced revision (100,000
-    /// items for a large list, some 10 ms to free), and freeing it is no part of the write's latency.
+    /// after the answer is handed to the loop: when the document cache has already evicted the replaced revision,
+    /// the outcome holds its last reference (100,000 items for a large list, some 10 ms to free), and freeing it
+    /// is then no part of this write's latency (the worker still spends it before its next job).
     private static func performWrite(
         _ responder: any HTTPResponding, _ context: ServiceContext,
         _ write: @escaping @Sendable () throws(ServiceError) -> WriteOutcome
