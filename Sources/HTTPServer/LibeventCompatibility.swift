@@ -37,7 +37,13 @@ public enum LibeventCompatibility {
     /// Appends `name: value` to `output` without evhttp's copy and checks, taking ownership of `value` (from
     /// `malloc`): only for fields the caller has checked, only under ``ResponseHeadWriting/singleEntry``.
     static func appendOwnedField(to output: UnsafeMutablePointer<evkeyvalq>, name: StaticString, value: UnsafeMutablePointer<CChar>) {
-        // A string literal's bytes end with a NUL.
-        _ = CLibevent_evkeyvalq_append_owned(output, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self), value)
+        _ = CLibevent_evkeyvalq_append_owned(output, name.cString, value)
+    }
+}
+
+extension StaticString {
+    /// The literal as a C string, for evhttp's `const char *` parameters (a string literal's bytes end with a NUL).
+    var cString: UnsafePointer<CChar> {
+        UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self)
     }
 }

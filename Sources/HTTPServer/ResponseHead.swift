@@ -73,10 +73,7 @@ struct ResponseHead: ~Copyable {
     /// for both strings).
     mutating func addServerField(_ name: StaticString, _ value: StaticString) {
         guard bytes != nil else {
-            // String literals end with a NUL.
-            evhttp_add_header(
-                output, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self),
-                UnsafeRawPointer(value.utf8Start).assumingMemoryBound(to: CChar.self))
+            evhttp_add_header(output, name.cString, value.cString)
             return
         }
         appendLine(

@@ -10,29 +10,11 @@ public enum Gzip {
     /// - Throws: ``GzipError/initializationFailed(_:)`` when zlib cannot start.
     /// - Complexity: O(*n*), where *n* is the input size.
     public static func compress(_ bytes: [UInt8], level: Int32 = 6) throws(GzipError) -> [UInt8] {
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer { stream.deinitialize(count: 1); stream.deallocate() }
-        let rc = CZlib_deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
-        guard rc == Z_OK else { throw .initializationFailed(rc) }
-        defer { deflateEnd(stream) }
-        let bound = Int(deflateBound(stream, uLong(bytes.count)))
-        var output = [UInt8](repeating: 0, count: bound)
-        let produced: Int = bytes.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                stream.pointee.avail_in = uInt(input.count)
-                stream.pointee.next_out = out.baseAddress
-                stream.pointee.avail_out = uInt(out.count)
-                _ = deflate(stream, Z_FINISH)
-                return out.count - Int(stream.pointee.avail_out)
-            }
-        }
-        // Exactly the produced bytes: the output was sized for the worst case (about the input's size), and a
-        // kept body would hold all of it.
+        let produced = try Deflate.once(bytes, level: level, windowBits: 15 + 16, flush: Z_FINISH)
+        // Exactly the produced bytes: a kept body holds what it reserved, not the worst case.
         var exact: [UInt8] = []
-        exact.reserveCapacity(produced)
-        exact += output[..<produced]
+        exact.reserveCapacity(produced.count)
+        exact += produced
         return exact
     }
 

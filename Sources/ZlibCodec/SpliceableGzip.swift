@@ -16,6 +16,8 @@ public struct SpliceableGzip: Sendable {
     private let crc: UInt32
 
     private static let header: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF]
+    /// zlib's window bits for a raw deflate stream (no zlib or gzip framing: this type writes its own).
+    private static let rawDeflate: Int32 = -15
     /// An empty fixed-Huffman block with the final bit set.
     private static let finalBlock: [UInt8] = [0x03, 0x00]
 
@@ -23,7 +25,7 @@ public struct SpliceableGzip: Sendable {
     /// - Throws: ``GzipError/initializationFailed(_:)`` when zlib cannot start.
     /// - Complexity: O(*n*) in the input size.
     public init(compressing plain: [UInt8], level: Int32 = 6) throws(GzipError) {
-        let deflated = try Self.deflate(plain, level: level, flush: Z_SYNC_FLUSH)
+        let deflated = try Deflate.once(plain, level: level, windowBits: Self.rawDeflate, flush: Z_SYNC_FLUSH)
         // Exactly the member's size: a cached body holds what it reserved.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.header.count + deflated.count + Self.finalBlock.count + 8)
@@ -46,8 +48,8 @@ public struct SpliceableGzip: Sendable {
     /// - Throws: ``GzipError/initializationFailed(_:)`` when zlib cannot start.
     /// - Complexity: O(*p* + *s*) to compress the prefix and suffix, plus copying this member's bytes.
     public func spliced(prefix: [UInt8], suffix: [UInt8]) throws(GzipError) -> [UInt8] {
-        let deflatedPrefix = try Self.deflate(prefix, level: 6, flush: Z_SYNC_FLUSH)
-        let deflatedSuffix = try Self.deflate(suffix, level: 6, flush: Z_FINISH)
+        let deflatedPrefix = try Deflate.once(prefix, level: 6, windowBits: Self.rawDeflate, flush: Z_SYNC_FLUSH)
+        let deflatedSuffix = try Deflate.once(suffix, level: 6, windowBits: Self.rawDeflate, flush: Z_FINISH)
         var result: [UInt8] = []
         result.reserveCapacity(Self.header.count + deflatedPrefix.count + deflateData.count + deflatedSuffix.count + 8)
         result += Self.header
@@ -59,31 +61,6 @@ public struct SpliceableGzip: Sendable {
         crc = UInt32(crc32_combine(uLong(crc), uLong(Self.crc32(suffix)), off_t(suffix.count)))
         Self.appendTrailer(crc: crc, count: prefix.count + inflatedCount + suffix.count, to: &result)
         return result
-    }
-
-    /// The raw deflate stream of `input`, ended by `flush` (`Z_SYNC_FLUSH`: byte-aligned and open; `Z_FINISH`:
-    /// with its final block), as a slice of a worst-case-sized buffer (copy it out; do not keep it).
-    private static func deflate(_ input: [UInt8], level: Int32, flush: Int32) throws(GzipError) -> ArraySlice<UInt8> {
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer { stream.deinitialize(count: 1); stream.deallocate() }
-        let rc = CZlib_deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY)
-        guard rc == Z_OK else { throw .initializationFailed(rc) }
-        defer { deflateEnd(stream) }
-        // deflateBound covers the finished stream; a sync flush adds at most a few bytes more.
-        let bound = Int(deflateBound(stream, uLong(input.count))) + 16
-        var output = [UInt8](repeating: 0, count: bound)
-        let produced: Int = input.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                stream.pointee.avail_in = uInt(input.count)
-                stream.pointee.next_out = out.baseAddress!
-                stream.pointee.avail_out = uInt(bound)
-                _ = CZlib.deflate(stream, flush)
-                return bound - Int(stream.pointee.avail_out)
-            }
-        }
-        return output[..<produced]
     }
 
     private static func crc32(_ bytes: [UInt8]) -> UInt32 {

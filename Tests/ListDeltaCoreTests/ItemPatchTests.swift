@@ -106,7 +106,7 @@ struct ItemPatchGenerator {
         let count = section < document.sections.count ? document.sections[section].items.count : 0
         let index: String
         switch roll(0..<25) {
-        case 0, 1 where end: index = "-"
+        case 0 where end, 1 where end: index = "-"
         case 2: index = String(count + 1)
         default: index = String(roll(0..<(count + 1)))
         }

@@ -11,4 +11,10 @@ public struct DocumentLimits: Sendable, Equatable {
 
     /// The defaults.
     public init() {}
+
+    /// Whether `id` may name an item or a section: 1 to ``maximumIDBytes`` UTF-8 bytes.
+    public func allowsID(_ id: String) -> Bool {
+        let count = id.utf8.count
+        return count >= 1 && count <= maximumIDBytes
+    }
 }

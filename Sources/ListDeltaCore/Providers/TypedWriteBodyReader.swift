@@ -19,10 +19,6 @@ struct TypedWriteBodyReader {
     /// Set once items were read: a registry that comes later would have changed how their cells resolved.
     private var readItems = false
 
-    /// The depth of an item's `model` that `WriteBodyReader` charges, whatever the form: document, sections,
-    /// section, items, item.
-    private static let modelDepthOffset = 5
-
     init(bytes: UnsafeBufferPointer<UInt8>, limits: DocumentLimits, maximumDepth: Int) {
         scanner = JSONScanner(bytes: bytes, maximumDepth: maximumDepth)
         self.limits = limits
@@ -42,7 +38,7 @@ struct TypedWriteBodyReader {
         var seen = MemberSet()
         // Bounds below the structure's own depth (an item in a section is at 5), and limits no list can meet, are
         // the general path's to word.
-        guard maximumDepth >= 5, limits.maximumDepth >= Self.modelDepthOffset, limits.maximumItems >= 0,
+        guard maximumDepth >= 5, limits.maximumDepth >= WriteBodyReader.modelDepthOffset, limits.maximumItems >= 0,
             limits.maximumSections >= 0
         else { throw GiveUp() }
         guard try openObject() else { throw GiveUp() }
@@ -63,7 +59,8 @@ struct TypedWriteBodyReader {
                 guard try readOptionalString() == listID else { throw GiveUp() }
             case 5:
                 guard !readItems else { throw GiveUp() }
-                cells = try Self.registry(try readValue(depth: 1))
+                let registry = try readValue(depth: 1)
+                do { cells = try WriteBodyReader.readCells(registry, at: JSONPointer()) } catch { throw GiveUp() }
             default:
                 _ = try readValue(depth: 1)  // revision: ignored
             }
@@ -90,21 +87,6 @@ struct TypedWriteBodyReader {
             return SectionDataProvider(sections: sections)
         default:
             throw GiveUp()
-        }
-    }
-
-    /// A `cells` member as `WriteBodyReader` reads it: `null`, or an object of strings.
-    private static func registry(_ value: JSONValue) throws(GiveUp) -> [String: String]? {
-        switch value {
-        case .null: return nil
-        case .object(let object):
-            var registry: [String: String] = [:]
-            for (type, cell) in object.entries {
-                guard case .string(let identifier) = cell else { throw GiveUp() }
-                registry[type] = identifier
-            }
-            return registry
-        default: throw GiveUp()
         }
     }
 
@@ -161,14 +143,13 @@ struct TypedWriteBodyReader {
             case 0: id = try readID()
             case 1: type = try readOptionalString()
             // The depth WriteBodyReader allows a model, as a bound on the scanner: deeper gives up.
-            case 2: model = try readValue(depth: depth, limit: limits.maximumDepth - Self.modelDepthOffset + depth)
+            case 2: model = try readValue(depth: depth, limit: limits.maximumDepth - WriteBodyReader.modelDepthOffset + depth)
             default: cell = .some(try readOptionalString())
             }
         } while try nextMember()
         guard let id, itemIDs.insert(id).inserted else { throw GiveUp() }
-        if cell == nil, let cells, let type {
-            guard let resolved = cells[type] else { throw GiveUp() }
-            cell = resolved
+        if cell == nil {
+            do { cell = try WriteBodyReader.resolveCell(type: type, cells: cells, at: JSONPointer()) } catch { throw GiveUp() }
         }
         return ListItem(id: id, type: type, cell: cell ?? nil, model: model)
     }
@@ -177,9 +158,7 @@ struct TypedWriteBodyReader {
 
     /// A string of 1 to `maximumIDBytes` UTF-8 bytes.
     private mutating func readID() throws(GiveUp) -> String {
-        guard let id = try readOptionalString() else { throw GiveUp() }
-        let length = id.utf8.count
-        guard length >= 1, length <= limits.maximumIDBytes else { throw GiveUp() }
+        guard let id = try readOptionalString(), limits.allowsID(id) else { throw GiveUp() }
         return id
     }
 

@@ -21,7 +21,7 @@ struct WriteBodyReader {
     }
 
     /// The depth of an item's `model` inside a document: document, sections, section, items, item.
-    private static let modelDepthOffset = 5
+    static let modelDepthOffset = 5
 
     init(limits: DocumentLimits) {
         self.limits = limits
@@ -38,7 +38,7 @@ struct WriteBodyReader {
                 throw DocumentError(.invalidID, at: root.appending("id"), "the body's id must equal the list id in the path, \"\(listID)\"")
             }
         }
-        cells = try readCells(object["cells"], at: root.appending("cells"))
+        cells = try Self.readCells(object["cells"], at: root.appending("cells"))
         let kind = try readKind(object, at: root)
         switch kind {
         case .array:
@@ -80,15 +80,16 @@ struct WriteBodyReader {
         }
     }
 
-    private func readCells(_ value: JSONValue?, at pointer: JSONPointer) throws(DocumentError) -> [String: String]? {
+    /// A `cells` member: absent or `null` (no registry), or an object of type → cell identifier strings.
+    static func readCells(_ value: JSONValue?, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) -> [String: String]? {
         guard let value, !value.isNull else { return nil }
         guard case .object(let object) = value else {
-            throw DocumentError(.wrongType, at: pointer, "cells must be an object of type -> cell identifier")
+            throw DocumentError(.wrongType, at: pointer(), "cells must be an object of type -> cell identifier")
         }
         var registry: [String: String] = [:]
         for (type, cell) in object.entries {
             guard case .string(let identifier) = cell else {
-                throw DocumentError(.wrongType, at: pointer.appending(type), "a cell identifier must be a string")
+                throw DocumentError(.wrongType, at: pointer().appending(type), "a cell identifier must be a string")
             }
             registry[type] = identifier
         }
@@ -190,7 +191,9 @@ struct WriteBodyReader {
         return ListItem(id: id, type: type, cell: cell, model: model)
     }
 
-    private static func resolveCell(type: String?, cells: [String: String]?, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) -> String? {
+    /// The cell of an item of `type` that names none: the registry's entry for the type (`nil` without a
+    /// registry or a type); a type the registry lacks is an error.
+    static func resolveCell(type: String?, cells: [String: String]?, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) -> String? {
         guard let cells, let type else { return nil }
         guard let cell = cells[type] else {
             throw DocumentError(.unknownCellType, at: pointer().appending("type"), "type \"\(type)\" is not in the cells registry")
@@ -205,9 +208,8 @@ struct WriteBodyReader {
         guard case .string(let id) = value else {
             throw DocumentError(.wrongType, at: pointer(), "a \(what) id must be a string")
         }
-        let length = id.utf8.count
-        guard length >= 1, length <= limits.maximumIDBytes else {
-            throw DocumentError(.invalidID, at: pointer(), "a \(what) id must have 1 to \(limits.maximumIDBytes) UTF-8 bytes, not \(length)")
+        guard limits.allowsID(id) else {
+            throw DocumentError(.invalidID, at: pointer(), "a \(what) id must have 1 to \(limits.maximumIDBytes) UTF-8 bytes, not \(id.utf8.count)")
         }
         return id
     }
@@ -221,7 +223,7 @@ struct WriteBodyReader {
     }
 
     private static func checkMembers(_ object: JSONObject, allowed: (String) -> Bool, at pointer: @autoclosure () -> JSONPointer) throws(DocumentError) {
-        for key in object.keys where !allowed(key) {
+        for (key, _) in object.entries where !allowed(key) {
             throw DocumentError(.unknownMember, at: pointer().appending(key), "unknown member \"\(key)\"")
         }
     }
