@@ -8,8 +8,8 @@ private let base: ListDocument = {
     return try! DataProviderFactory().makeDocument(from: try! JSONReader().read(text), listID: "fuzz", revision: 1)
 }()
 
-/// Reads the input as a write body; whatever the factory accepts must round-trip and diff exactly both ways, and
-/// the typed reader a PUT tries first must accept nothing the general path refuses and read what it accepts alike.
+/// Reads the input as a write body; whatever the factory accepts must round-trip and diff exactly both ways and
+/// undo back through their inverse; the typed reader a PUT tries first must accept nothing the general path refuses and read what it accepts alike.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -36,6 +36,10 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(applied.sections == new.sections, "batch diff does not replay")
         let patched = try! JSONPatch(diff: diff, from: old, to: new).apply(to: old.jsonValue)
         precondition(patched == new.jsonValue, "JSON Patch does not replay")
+        // The undo diff a write stores leads back, through the chunked replayer that rebuilds old revisions.
+        var replayer = DiffReplayer(new)
+        try! replayer.apply(try! diff.inverted(from: old))
+        precondition(replayer.document.sections == old.sections, "the inverse diff does not lead back")
     }
     return 0
 }

@@ -26,6 +26,8 @@ extension EventLoop {
             var evcon: UnsafeMutableRawPointer?
             bufferevent_getcb(bev, nil, nil, nil, &evcon)
             if let evcon {
+                let fd = bufferevent_getfd(bev)
+                if fd >= 0 { POSIX.disableNagle(fd: Int32(fd)) }
                 connection.bind(OpaquePointer(evcon))
                 if connection.overHardCap { connection.close() }
             } else {

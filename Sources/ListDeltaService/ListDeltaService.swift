@@ -41,6 +41,7 @@ public final class ListDeltaService: Sendable {
         ReadRoutes(context: context).register(in: &router)
         WriteRoutes(context: context).register(in: &router)
         DiffRoutes(context: context).register(in: &router)
+        HistoryRoutes(context: context).register(in: &router)
         EventRoutes(context: context).register(in: &router)
         OperationalRoutes(context: context, registry: registry).register(in: &router)
         StaticRoutes(webRoot: configuration.webRoot).register(in: &router)

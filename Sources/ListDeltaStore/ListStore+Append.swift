@@ -25,8 +25,10 @@ extension ListStore {
                 let current = try HeadRecord.fetchOne(db, key: write.listID)
                 let next = try HeadRecord.appending(write, to: current, retention: retention)
                 try next.save(db)
-                try RevisionRecord(listID: write.listID, revision: next.revision, delta: write.delta, snapshot: write.snapshot)
-                    .insert(db)
+                try RevisionRecord(
+                    listID: write.listID, revision: next.revision, delta: write.delta, snapshot: write.snapshot,
+                    summary: write.summary, undo: write.undo
+                ).insert(db)
                 try Self.prune(db, listID: next.id, oldestRevision: next.oldestRevision)
                 return next.head
             }

@@ -33,6 +33,19 @@ extension ListStore {
                 t.primaryKey(["list_id", "revision"])
             }
         }
+        migrator.registerMigration("v2: revision history and undo") { db in
+            // What each revision was (for the history) and the diff that undoes it (for rebuilding backwards).
+            // Rows written before have NULLs: their history says so, and they are rebuilt forwards.
+            try db.alter(table: RevisionRecord.databaseTableName) { t in
+                t.add(column: "committed_at_ms", .integer)
+                t.add(column: "origin", .text)
+                t.add(column: "origin_revision", .integer)
+                t.add(column: "section_count", .integer)
+                t.add(column: "item_count", .integer)
+                for column in RevisionSummary.changeColumns { t.add(column: column, .integer) }
+                t.add(column: "undo", .blob)
+            }
+        }
         return migrator
     }
 }

@@ -37,6 +37,7 @@ extension ListStore {
                 }
                 typealias Columns = RevisionRecord.Columns
                 let rows = try RevisionRecord
+                    .select(Columns.listID, Columns.revision, Columns.delta, Columns.snapshot)
                     .filter(Columns.listID == id && (checkpoint...revision).contains(Columns.revision))
                     .order(Columns.revision)
                     .fetchAll(db)

@@ -29,6 +29,12 @@ public struct RevisionWrite: Sendable {
     /// ``ListHead/deltaBytesSinceCheckpoint`` to 0.
     public var snapshot: [UInt8]?
 
+    /// What the history shows about this revision (its `revision` is ignored), or `nil` to store none.
+    public var summary: RevisionSummary?
+
+    /// The diff that leads from this revision back to the previous one, or `nil` (always for a create).
+    public var undo: [UInt8]?
+
     /// Creates a revision write.
     ///
     /// - Parameters: One per stored property, see each property.
@@ -39,7 +45,9 @@ public struct RevisionWrite: Sendable {
         sectionCount: Int,
         itemCount: Int,
         delta: [UInt8]?,
-        snapshot: [UInt8]?
+        snapshot: [UInt8]?,
+        summary: RevisionSummary? = nil,
+        undo: [UInt8]? = nil
     ) {
         self.listID = listID
         self.expectedRevision = expectedRevision
@@ -48,5 +56,7 @@ public struct RevisionWrite: Sendable {
         self.itemCount = itemCount
         self.delta = delta
         self.snapshot = snapshot
+        self.summary = summary
+        self.undo = undo
     }
 }

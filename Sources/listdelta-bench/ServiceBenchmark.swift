@@ -86,10 +86,45 @@ struct ServiceBenchmark: ParsableCommand {
         }
         print("service diff_across_100_revisions_of_\(items)_ms=\(format(diff))")
 
+        // History: a diff from K revisions back to the current one (a client that was away), each run from a
+        // revision no run asked for before.
+        for back in [10, 100, 900] where back + runs < current {
+            var offset = 0
+            let fromBack = try medianMilliseconds(runs: runs) {
+                offset += 1
+                let response = try client.request("GET", "/v1/lists/bench/diff?from=\(current - back - offset)")
+                guard response.status == 200 else { throw ValidationError("diff failed: \(response.status)") }
+            }
+            print("service diff_from_\(back)_back_ms=\(format(fromBack))")
+        }
+        // A binary from before the history endpoints answers 404 there: its diff figures above still compare.
+        guard try client.request("GET", "/v1/lists/bench/revisions?limit=1").status == 200 else {
+            print("service history_page_ms=unsupported revert_ms=unsupported")
+            return
+        }
+        let historyPage = try medianMilliseconds(runs: runs) {
+            let response = try client.request("GET", "/v1/lists/bench/revisions?limit=100")
+            guard response.status == 200 else { throw ValidationError("history failed: \(response.status)") }
+        }
+        print("service history_page_ms=\(format(historyPage))")
+
         server.stop()
         let totalBytes = try diskBytes(directory)
         let ratio = Double(totalBytes) / Double(snapshotBytes)
         print("service revisions=\(written) edits_per_revision=10 disk_bytes=\(totalBytes) one_snapshot_bytes=\(snapshotBytes) ratio=\(format(ratio)) bytes_per_revision=\((totalBytes - snapshotBytes) / max(1, written - 1))")
+
+        // Undo: reverts write revisions of their own, so they come after the disk figure, on a restarted server
+        // whose current document is read once first.
+        (server, client) = try startServer()
+        guard try client.request("GET", "/v1/lists/bench").status == 200 else { throw ValidationError("read failed") }
+        var reverted = current
+        let revert = try medianMilliseconds(runs: runs) {
+            // Back to the content of 50 revisions ago: a new revision each time.
+            let response = try client.request("POST", "/v1/lists/bench/revert", headers: json, body: Array("{\"to\":\(reverted - 50)}".utf8))
+            guard response.status == 200 else { throw ValidationError("revert failed: \(response.status)") }
+            reverted += 1
+        }
+        print("service revert_ms=\(format(revert))")
     }
 
     /// The database's size after folding its write-ahead log in (what the revisions really cost on disk).

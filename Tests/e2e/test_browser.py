@@ -257,3 +257,66 @@ def test_index_opens_lists_and_panel_writes_changes(make_server):
         assert uncaught(driver) == []
     finally:
         driver.quit()
+
+
+HISTORY_JS = """
+return {
+  revs: [...document.querySelectorAll('#timeline li[data-rev]')].map(li => [Number(li.dataset.rev), li.dataset.op]),
+  compared: document.getElementById('compare').getAttribute('data-compared'),
+  counts: JSON.parse(document.getElementById('compare-summary').getAttribute('data-counts') || 'null'),
+  marks: [...document.querySelectorAll('#compare [data-mark]')].map(e => [e.dataset.cmpSide, e.dataset.cmpPath, e.dataset.mark, e.dataset.cmpItem]),
+};
+"""
+
+
+def test_history_panel_compares_two_revisions_and_reverts(make_server):
+    server = make_server()
+    list_id = uid("hist")
+    assert server.put(list_id, start_document()).status_code == 201
+    patch(server, list_id, STEPS[0][1])                       # r2: a move
+    patch(server, list_id, STEPS[2][1] + STEPS[3][1])         # r3: an insert and a delete
+    patch(server, list_id, STEPS[5][1])                       # r4: an update
+    driver = chrome()
+    try:
+        driver.get(server.url(f"/?list={list_id}"))
+        sync(driver, server, list_id, "the first load")
+        wait_for(lambda: [r for r, _ in driver.execute_script(HISTORY_JS)["revs"]] == [4, 3, 2, 1], message="the timeline")
+        assert [op for _, op in driver.execute_script(HISTORY_JS)["revs"]] == ["patch", "patch", "patch", "put"]
+
+        # Compare r1 (A) with r4 (B): the marks are exactly the API's diff, in each side's numbering.
+        click_css(driver, '#timeline li[data-rev="1"] button[data-pick="a"]')
+        click_css(driver, '#timeline li[data-rev="4"] button[data-pick="b"]')
+        wait_for(lambda: driver.execute_script(HISTORY_JS)["compared"] == "1-4", message="the comparison")
+        diff = server.diff(list_id, 1, 4)
+        state = driver.execute_script(HISTORY_JS)
+        assert state["counts"] == {part: {k: len(diff[part][k]) for k in ("deleted", "inserted", "moved", "updated")}
+                                   for part in ("sections", "items")}
+        path = lambda p: f"{p[0]},{p[1]}"
+        want = {("a", path(p), "deleted") for p in diff["items"]["deleted"]}
+        want |= {("a", path(m["from"]), "moved") for m in diff["items"]["moved"]}
+        want |= {("b", path(m["to"]), "moved") for m in diff["items"]["moved"]}
+        want |= {("b", path(i["at"]), "inserted") for i in diff["items"]["inserted"]}
+        moved_to = {path(m["to"]) for m in diff["items"]["moved"]}
+        want = {w for w in want if not (w[0] == "b" and w[1] in {path(u["at"]) for u in diff["items"]["updated"]} and w[2] == "moved")}
+        want |= {("b", path(u["at"]), "moved-updated" if path(u["at"]) in moved_to else "updated") for u in diff["items"]["updated"]}
+        assert {(side, p, mark) for side, p, mark, _ in state["marks"]} == want
+        assert diff["items"]["deleted"] and diff["items"]["inserted"] and diff["items"]["updated"]
+        # The marked items are the ones the documents hold there.
+        old, new = server.doc(list_id, 1), server.doc(list_id, 4)
+        for side, p, _, item_id in state["marks"]:
+            s, i = map(int, p.split(","))
+            assert (old if side == "a" else new)["sections"][s]["items"][i]["id"] == item_id
+
+        # Revert to r1, with the confirmation: the list gets r1's content as r5, the page follows it.
+        click_css(driver, '#timeline li[data-rev="1"] button[data-revert]')
+        click_css(driver, '#timeline li[data-rev="1"] button[data-revert-confirm]')
+        wait_for(lambda: server.doc(list_id)["revision"] == 5, message="the revert")
+        assert server.doc(list_id)["sections"] == server.doc(list_id, 1)["sections"]
+        sync(driver, server, list_id, "the revert")
+        wait_for(lambda: driver.execute_script(HISTORY_JS)["revs"][:1] == [[5, "revert"]], message="the timeline after the revert")
+        assert not uncaught(driver), browser_errors(driver)
+    except Exception:
+        save_screenshot(driver, "history-panel")
+        raise
+    finally:
+        driver.quit()

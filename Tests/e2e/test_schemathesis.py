@@ -67,7 +67,7 @@ checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE
 checks.negative_data_rejection.expected-statuses = {_toml_list(DEFAULT_NEGATIVE + ["412"])}
 
 [[operations]]
-include-operation-id = "deleteList"
+include-operation-id = ["deleteList", "revertList"]
 checks.negative_data_rejection.expected-statuses = {_toml_list(DEFAULT_NEGATIVE + ["412"])}
 
 [[operations]]

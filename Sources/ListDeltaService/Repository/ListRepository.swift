@@ -23,6 +23,8 @@ final class ListRepository: Sendable {
     /// The ids that may exist; `nil` when every lookup goes to the store.
     private let ids: ListIDFilter?
     private let locks = KeyedLocks<String>()
+    /// How revisions not in memory were rebuilt.
+    let rebuilds = RebuildStatistics()
 
     /// - Parameters:
     ///   - cacheBytes: Memory for rebuilt documents.
@@ -130,6 +132,50 @@ final class ListRepository: Sendable {
         }
         if let cached = documents.value(for: RevisionKey(list: id, revision: revision)) { return cached }
         EventLoopThread.assertNotOnLoop("rebuilding a revision")
+        do {
+            if let rebuilt = try rebuildBackwards(id, revision: revision, head: head) { return rebuilt }
+            let rebuilt = try rebuildForwards(id, revision: revision, head: head)
+            remember(rebuilt)
+            return rebuilt
+        } catch let error as RevisionCodec.CorruptRevision {
+            throw .storage(error.description)
+        } catch let error as DiffApplicationError {
+            throw .storage("a stored revision of \(id) does not replay: \(error)")
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// An older revision, walked back from the current document in memory through the stored undo diffs:
+    /// its cost grows with the distance walked, at the cost of what each revision changed, and never needs a
+    /// checkpoint. `nil` when the current document is not in memory or a revision on the way has no undo diff
+    /// (written before they were kept).
+    ///
+    /// The result is not cached: it shares its items with the current document, which the cache would charge
+    /// twice, and walking back again is cheap. Its renderings (a document body, a diff) are cached.
+    /// - Complexity: O(*n* + *d* · *k* · √*n*) for *d* revisions of *k* operations on *n* items.
+    private func rebuildBackwards(_ id: String, revision: Int, head: ListHead) throws -> ListDocument? {
+        guard revision < head.revision, let current = documents.value(for: RevisionKey(list: id, revision: head.revision)) else {
+            return nil
+        }
+        guard let chain = try store.undoChain(id, from: head.revision, downTo: revision), chain.allSatisfy({ $0.undo != nil }) else {
+            return nil
+        }
+        var replayer = DiffReplayer(current)
+        for row in chain { try RevisionCodec.replay(row.undo!, on: &replayer) }
+        guard replayer.revision == revision else {
+            throw ServiceError.storage("walking \(id) back from \(head.revision) reached \(replayer.revision), not \(revision)")
+        }
+        rebuilds.record(.backwards, diffs: chain.count)
+        return replayer.document
+    }
+
+    /// A revision rebuilt forwards from the nearest revision of its chain in memory, else from its checkpoint.
+    /// - Complexity: O(*n* + *d* · *k* · √*n*) for *d* deltas of *k* operations on *n* items, plus reading the
+    ///   checkpoint when no revision of the chain is in memory.
+    private func rebuildForwards(_ id: String, revision: Int, head: ListHead) throws -> ListDocument {
         let chain: [StoredRevision]?
         do {
             chain = try store.chain(id, upTo: revision)
@@ -137,38 +183,46 @@ final class ListRepository: Sendable {
             throw ServiceError.from(error)
         }
         guard let chain, let first = chain.first else {
-            throw .gone(current: head.revision, detail: "revision \(revision) of \"\(id)\" is not retained")
+            throw ServiceError.gone(current: head.revision, detail: "revision \(revision) of \"\(id)\" is not retained")
         }
+        // Start from the newest revision of the chain that is still in memory, else from the checkpoint.
+        var startIndex = 0
+        var start: ListDocument?
+        for index in stride(from: chain.count - 1, through: 1, by: -1) {
+            if let cached = documents.value(for: RevisionKey(list: id, revision: chain[index].revision)) {
+                start = cached
+                startIndex = index
+                break
+            }
+        }
+        if start == nil {
+            guard let snapshot = first.snapshot else { throw ServiceError.storage("revision \(first.revision) of \(id) has no checkpoint") }
+            start = try RevisionCodec.document(fromSnapshot: snapshot)
+        }
+        rebuilds.record(startIndex == 0 ? .checkpoint : .memory, diffs: chain.count - 1 - startIndex)
+        guard startIndex + 1 < chain.count else { return start! }
+        var replayer = DiffReplayer(start!)
+        for row in chain[(startIndex + 1)...] {
+            guard let blob = row.delta else { throw ServiceError.storage("revision \(row.revision) of \(id) has no delta") }
+            try RevisionCodec.replay(blob, on: &replayer)
+        }
+        var rebuilt = replayer.document
+        rebuilt.revision = revision
+        return rebuilt
+    }
+
+    /// A page of the history of the live list `id` (404 when there is none), from stored summaries only.
+    func history(_ id: String, before: Int?, limit: Int) throws(ServiceError) -> HistoryPage {
+        guard mightExist(id) else { throw .notFound("there is no list \"\(id)\"") }
+        EventLoopThread.assertNotOnLoop("reading a history")
+        let page: HistoryPage?
         do {
-            // Start from the newest revision of the chain that is still in memory, else from the checkpoint.
-            var startIndex = 0
-            var document: ListDocument?
-            for index in stride(from: chain.count - 1, through: 1, by: -1) {
-                if let cached = documents.value(for: RevisionKey(list: id, revision: chain[index].revision)) {
-                    document = cached
-                    startIndex = index
-                    break
-                }
-            }
-            if document == nil {
-                guard let snapshot = first.snapshot else { throw ServiceError.storage("revision \(first.revision) of \(id) has no checkpoint") }
-                document = try RevisionCodec.document(fromSnapshot: snapshot)
-            }
-            var current = document!
-            for row in chain[(startIndex + 1)...] {
-                guard let delta = row.delta else { throw ServiceError.storage("revision \(row.revision) of \(id) has no delta") }
-                current = try RevisionCodec.apply(delta: delta, to: consume current)
-                current.revision = row.revision
-            }
-            remember(current)
-            return current
-        } catch let error as RevisionCodec.CorruptRevision {
-            throw .storage(error.description)
-        } catch let error as ServiceError {
-            throw error
+            page = try store.history(id, before: before, limit: limit)
         } catch {
-            throw .storage("\(error)")
+            throw ServiceError.from(error)
         }
+        guard let page else { throw .notFound("there is no list \"\(id)\"") }
+        return page
     }
 
     /// Live lists in id order, after `after`, at most `limit`, and whether more follow.
@@ -198,13 +252,14 @@ final class ListRepository: Sendable {
     /// `onCommit` runs after the commit, still under the list's lock, so watchers see revisions in order.
     /// - Parameter mustExist: Whether a missing list is 404 before any precondition is evaluated (a PATCH: RFC 9110
     ///   §13.2.1 evaluates preconditions only where the answer without them would not be an error).
+    /// - Parameter origin: The write that makes the revision, recorded in its history.
     func write(
-        _ id: String, preconditions: WritePreconditions, mustExist: Bool = false, onCommit: (WriteOutcome) -> Void,
-        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
+        onCommit: (WriteOutcome) -> Void, build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
     ) throws(ServiceError) -> WriteOutcome {
         EventLoopThread.assertNotOnLoop("a write")
         return try locks.withLock(id) { () throws(ServiceError) in
-            try writeHoldingLock(id, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build)
+            try writeHoldingLock(id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build)
         }
     }
 
@@ -217,7 +272,7 @@ final class ListRepository: Sendable {
     }
 
     private func writeHoldingLock(
-        _ id: String, preconditions: WritePreconditions, mustExist: Bool, onCommit: (WriteOutcome) -> Void,
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool, onCommit: (WriteOutcome) -> Void,
         build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
     ) throws(ServiceError) -> WriteOutcome {
         let head = try self.head(id)
@@ -254,7 +309,8 @@ final class ListRepository: Sendable {
         }
         let write = RevisionWrite(
             listID: id, expectedRevision: live?.revision, kind: next.kind.rawValue, sectionCount: next.sections.count,
-            itemCount: next.itemCount, delta: delta, snapshot: snapshot)
+            itemCount: next.itemCount, delta: delta, snapshot: snapshot, summary: Self.summary(of: diff, origin: origin),
+            undo: try previous.map { (previous) throws(ServiceError) in try Self.undo(of: diff, from: previous) })
         // Known before it commits, so that no reader is told it does not exist once it does.
         ids?.insert(id)
         let newHead: ListHead
@@ -271,6 +327,29 @@ final class ListRepository: Sendable {
         let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
         onCommit(outcome)
         return outcome
+    }
+
+    /// What the history shows about the revision `diff` leads to, committed now.
+    private static func summary(of diff: ListDiff, origin: RevisionOrigin) -> RevisionSummary {
+        RevisionSummary(
+            committedAtMilliseconds: Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)), origin: origin,
+            sectionCount: diff.toCounts.count, itemCount: diff.toCounts.reduce(0, +),
+            sectionChanges: OperationCounts(
+                deleted: diff.sections.deleted.count, inserted: diff.sections.inserted.count,
+                moved: diff.sections.moved.count, updated: diff.sections.updated.count),
+            itemChanges: OperationCounts(
+                deleted: diff.items.deleted.count, inserted: diff.items.inserted.count,
+                moved: diff.items.moved.count, updated: diff.items.updated.count))
+    }
+
+    /// The stored diff that leads from the new revision back to `previous`: built from the write's diff and
+    /// the items it replaced, in O(*k* log *k*), with `previous`'s kind and registry.
+    private static func undo(of diff: ListDiff, from previous: ListDocument) throws(ServiceError) -> [UInt8] {
+        do {
+            return RevisionCodec.delta(RenderedBody(try diff.inverted(from: previous).jsonValue), to: previous)
+        } catch {
+            throw .storage("the write's diff does not invert: \(error)")
+        }
     }
 
     /// Deletes `id`; returns its last head.

@@ -10,6 +10,8 @@ import ZlibCodec
 /// and the write's response use, rendered and compressed once (a diff too small to be served gzip'd is compressed
 /// here for the disk).
 /// Deltas written before that framing are one gzip'd `{"kind","cells","diff"}` object; both are read.
+/// An undo diff (the inverse of a revision's delta, with the previous revision's `kind` and `cells`) is framed
+/// like a delta.
 enum RevisionCodec {
     /// A stored blob could not be read back.
     struct CorruptRevision: Error, CustomStringConvertible {
@@ -56,12 +58,39 @@ enum RevisionCodec {
 
     /// Replays a delta on the document of the previous revision.
     static func apply(delta blob: [UInt8], to document: consuming ListDocument) throws(CorruptRevision) -> ListDocument {
+        let delta = try read(delta: blob)
+        do {
+            var next = try delta.diff.apply(to: consume document)
+            next.kind = delta.kind
+            next.cells = delta.cells
+            return next
+        } catch {
+            throw CorruptRevision(reason: "\(error)")
+        }
+    }
+
+    /// Replays a delta or an undo blob on a replayer, header fields included.
+    static func replay(_ blob: [UInt8], on replayer: inout DiffReplayer) throws {
+        let delta = try read(delta: blob)
+        try replayer.apply(delta.diff)
+        replayer.kind = delta.kind
+        replayer.cells = delta.cells
+    }
+
+    /// A stored delta (or undo) read back: the diff and the header fields of the document it leads to.
+    struct Delta {
+        let kind: ListKind
+        let cells: [String: String]?
+        let diff: ListDiff
+    }
+
+    /// Reads a delta or an undo blob.
+    static func read(delta blob: [UInt8]) throws(CorruptRevision) -> Delta {
         do {
             let (header, diffJSON) = try readDelta(blob)
-            var next = try ListDiff(json: diffJSON).apply(to: consume document)
-            next.kind = try ListDocument.kind(servedJSON: header["kind"])
-            next.cells = try ListDocument.cells(servedJSON: header["cells"])
-            return next
+            return Delta(
+                kind: try ListDocument.kind(servedJSON: header["kind"]), cells: try ListDocument.cells(servedJSON: header["cells"]),
+                diff: try ListDiff(json: diffJSON))
         } catch let error as CorruptRevision {
             throw error
         } catch {

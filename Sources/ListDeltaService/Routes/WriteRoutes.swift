@@ -26,7 +26,7 @@ struct WriteRoutes {
     /// after the answer is handed to the loop: when the document cache has already evicted the replaced revision,
     /// the outcome holds its last reference (100,000 items for a large list, some 10 ms to free), and freeing it
     /// is then no part of this write's latency (the worker still spends it before its next job).
-    private static func performWrite(
+    static func performWrite(
         _ responder: any HTTPResponding, _ context: ServiceContext,
         _ write: @escaping @Sendable () throws(ServiceError) -> WriteOutcome
     ) {
@@ -43,7 +43,7 @@ struct WriteRoutes {
 
     /// The checks every write passes on the loop, before it takes a worker and before its body is inflated or
     /// read: a request refused here costs no pool slot and no inflation. `false` after answering the problem.
-    private static func admitOnLoop(
+    static func admitOnLoop(
         _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext, mediaType: String?
     ) -> Bool {
         do throws(ServiceError) {
@@ -56,7 +56,7 @@ struct WriteRoutes {
     }
 
     /// Checks what every write checks, in the order a client can fix them: id, token, media type.
-    private static func admit(_ request: HTTPRequest, _ context: ServiceContext, mediaType: String?) throws(ServiceError) -> String {
+    static func admit(_ request: HTTPRequest, _ context: ServiceContext, mediaType: String?) throws(ServiceError) -> String {
         let id = try RequestReading.listID(request)
         try RequestReading.authorizeWrite(request, tokens: context.configuration.writeTokens)
         if let mediaType { try RequestReading.requireMediaType(request, mediaType) }
@@ -76,7 +76,7 @@ struct WriteRoutes {
         } else {
             validated = try context.repository.makeDocument(from: try RequestReading.json(body, maximumDepth: maximumDepth), listID: id, revision: 0)
         }
-        return try context.repository.write(id, preconditions: preconditions, onCommit: context.publish) { _, revision in
+        return try context.repository.write(id, origin: .put, preconditions: preconditions, onCommit: context.publish) { _, revision in
             var document = validated
             document.revision = revision
             return document
@@ -97,7 +97,7 @@ struct WriteRoutes {
             throw .badRequest("\(error)")
         }
         let repository = context.repository
-        return try repository.write(id, preconditions: preconditions, mustExist: true, onCommit: context.publish) { current, revision throws(ServiceError) in
+        return try repository.write(id, origin: .patch, preconditions: preconditions, mustExist: true, onCommit: context.publish) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
             // Item edits go straight to the typed document; anything else (and every failure, so it is worded
             // exactly) takes the general path: the document as JSON, patched, read back and validated.

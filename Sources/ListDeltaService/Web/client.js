@@ -22,6 +22,12 @@
 // Network errors and other failed requests are retried with capped exponential backoff and jitter (each delay
 // is half the capped delay plus a random part of the other half).
 // Followers are independent: follow as many lists as you like.
+//
+// History and undo: `fetchHistory(baseURL, listID, {before, limit})` reads a page of the list's revisions
+// (newest first, with commit times, the write that made each one and the size of its diff), and
+// `revert(baseURL, listID, to, {ifMatch})` writes a new revision with revision `to`'s content (undo; a later
+// revert is redo). A follower has both as `follower.history()` and `follower.revert(to)`; its revert sends the
+// revision it shows as If-Match, so a revert never undoes a change its user has not seen.
 
 /** A diff that does not fit the document it is applied to. */
 export class DiffError extends Error {
@@ -245,6 +251,16 @@ export class ListFollower {
 
   get url() {
     return `${this.baseURL}/v1/lists/${encodeURIComponent(this.listID)}`;
+  }
+
+  /** A page of this list's history (see `fetchHistory`). */
+  history(options = {}) {
+    return fetchHistory(this.baseURL, this.listID, options);
+  }
+
+  /** Reverts the list to revision `to`, on condition that it still is at the revision this follower shows. */
+  revert(to, options = {}) {
+    return revert(this.baseURL, this.listID, to, { ifMatch: this.revision, ...options });
   }
 
   /** Loads the document and starts following; resolves once the first document is shown. */
@@ -488,6 +504,39 @@ export class ListFollower {
       if (this._running && !this._paused && !signal.aborted) this._openEvents(signal);
     });
   }
+}
+
+const listURL = (baseURL, listID) => `${String(baseURL ?? "").replace(/\/+$/, "")}/v1/lists/${encodeURIComponent(listID)}`;
+
+async function answer(res) {
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new HTTPError(res.status, body);
+  return body;
+}
+
+/**
+ * A page of `listID`'s retained revisions, newest first: `{revisions: [{revision, committedAt, by, sections,
+ * items, changes}], oldestRevision, next}`; pass `next` as `before` for the next (older) page.
+ * Throws an HTTPError for any answer but 200 (404: no such list).
+ */
+export async function fetchHistory(baseURL, listID, { before, limit, headers } = {}) {
+  const query = new URLSearchParams();
+  if (before != null) query.set("before", String(before));
+  if (limit != null) query.set("limit", String(limit));
+  const text = query.toString();
+  const suffix = text ? `?${text}` : "";
+  return answer(await fetch(`${listURL(baseURL, listID)}/revisions${suffix}`, { cache: "no-store", headers }));
+}
+
+/**
+ * Writes a new revision of `listID` whose content equals revision `to`'s; resolves to `{id, revision, diff}`
+ * (the same revision and an empty diff when the content already is revision `to`'s). `ifMatch` (a revision)
+ * makes it conditional: 412 when the list moved on. Throws an HTTPError otherwise (410: `to` is not retained).
+ */
+export async function revert(baseURL, listID, to, { ifMatch, headers = {} } = {}) {
+  const all = { "Content-Type": "application/json", ...headers };
+  if (ifMatch != null) all["If-Match"] = `"${ifMatch}"`;
+  return answer(await fetch(`${listURL(baseURL, listID)}/revert`, { method: "POST", headers: all, body: JSON.stringify({ to }) }));
 }
 
 /** Starts following `listID` at `baseURL` (use "" for the page's own origin); returns the ListFollower. */

@@ -1,0 +1,113 @@
+import HTTPServer
+import ListDeltaCore
+import ListDeltaStore
+
+/// `GET /v1/lists/{id}/revisions` (the history) and `POST /v1/lists/{id}/revert` (undo and redo).
+struct HistoryRoutes {
+    let context: ServiceContext
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.GET, "/v1/lists/{id}/revisions") { request, responder in
+            guard context.knownListID(request, responder) != nil else { return }
+            context.perform(responder) { () throws(ServiceError) in try Self.history(request, context) }
+        }
+        router.add(.POST, "/v1/lists/{id}/revert") { request, responder in
+            guard WriteRoutes.admitOnLoop(request, responder, context, mediaType: "application/json") else { return }
+            WriteRoutes.performWrite(responder, context) { () throws(ServiceError) in try Self.revert(request, context) }
+        }
+    }
+
+    // MARK: - History
+
+    private static func history(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let id = try RequestReading.listID(request)
+        let before = try RequestReading.integer(request, "before")
+        let limit = try RequestReading.limit(request)
+        let page = try context.repository.history(id, before: before, limit: limit)
+        var body = JSONObject()
+        body["revisions"] = .array(page.revisions.map(Self.json))
+        body["oldestRevision"] = .number(JSONNumber(page.head.oldestRevision))
+        body["next"] = page.hasMore ? page.revisions.last.map { .number(JSONNumber($0.revision)) } ?? .null : .null
+        return Responses.json(200, .object(body), headers: ["Cache-Control": "no-cache"])
+    }
+
+    /// `{"revision","committedAt","by","sections","items","changes"}`; `null` where a revision written before
+    /// summaries were kept has none.
+    private static func json(_ summary: RevisionSummary) -> JSONValue {
+        var object = JSONObject()
+        object["revision"] = .number(JSONNumber(summary.revision))
+        object["committedAt"] = summary.committedAtMilliseconds.map { .string(RFC3339.format(milliseconds: $0)) } ?? .null
+        object["by"] = summary.origin.map(Self.json) ?? .null
+        object["sections"] = summary.sectionCount.map { .number(JSONNumber($0)) } ?? .null
+        object["items"] = summary.itemCount.map { .number(JSONNumber($0)) } ?? .null
+        if let sections = summary.sectionChanges, let items = summary.itemChanges {
+            var changes = JSONObject()
+            changes["sections"] = json(sections)
+            changes["items"] = json(items)
+            object["changes"] = .object(changes)
+        } else {
+            object["changes"] = .null
+        }
+        return .object(object)
+    }
+
+    private static func json(_ origin: RevisionOrigin) -> JSONValue {
+        var object = JSONObject()
+        switch origin {
+        case .put: object["op"] = "put"
+        case .patch: object["op"] = "patch"
+        case .source: object["op"] = "source"
+        case .revert(let to):
+            object["op"] = "revert"
+            object["to"] = .number(JSONNumber(to))
+        }
+        return .object(object)
+    }
+
+    private static func json(_ counts: OperationCounts) -> JSONValue {
+        var object = JSONObject()
+        object["deleted"] = .number(JSONNumber(counts.deleted))
+        object["inserted"] = .number(JSONNumber(counts.inserted))
+        object["moved"] = .number(JSONNumber(counts.moved))
+        object["updated"] = .number(JSONNumber(counts.updated))
+        return .object(object)
+    }
+
+    // MARK: - Revert
+
+    private static func revert(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
+        let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
+        let preconditions = try RequestReading.preconditions(request)
+        // Read before taking the list's lock: a bad body changes nothing and holds up no one.
+        let target = try Self.target(try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
+        let repository = context.repository
+        return try repository.write(
+            id, origin: .revert(to: target), preconditions: preconditions, mustExist: true, onCommit: context.publish
+        ) { current, revision throws(ServiceError) in
+            guard let current, let head = try repository.head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
+            guard target >= head.firstRevision, target >= head.oldestRevision, target <= head.revision else {
+                let reason = target > head.revision
+                    ? "is beyond the current revision \(head.revision)"
+                    : "is no longer retained (the oldest is \(head.oldestRevision))"
+                throw .gone(current: head.revision, detail: "revision \(target) of \"\(id)\" \(reason); nothing was written")
+            }
+            var document = target == current.revision ? current : try repository.document(id, revision: target, head: head)
+            document.revision = revision
+            return document
+        }
+    }
+
+    /// The `to` of a revert body `{"to": N}`.
+    private static func target(_ body: JSONValue) throws(ServiceError) -> Int {
+        guard case .object(let object) = body else { throw .badRequest("a revert body is a JSON object {\"to\": N}") }
+        for (key, _) in object.entries where key != "to" {
+            throw .badRequest("a revert body has only \"to\"; \"\(key.prefix(40))\" is not known")
+        }
+        guard let to = object["to"] else { throw .badRequest("\"to\" is required: the revision whose content to restore") }
+        guard case .number(let number) = to, let value = number.intValue, value >= 0, value <= Int(Int32.max) else {
+            throw .badRequest("\"to\" must be a whole number of a revision, not \(String(decoding: JSONWriter.bytes(of: to), as: UTF8.self).prefix(40))")
+        }
+        return value
+    }
+}

@@ -1,0 +1,66 @@
+/// Which write made a revision.
+public enum RevisionOrigin: Sendable, Equatable {
+    /// A whole document (PUT).
+    case put
+    /// A JSON Patch (PATCH).
+    case patch
+    /// A revert to an earlier revision's content.
+    case revert(to: Int)
+    /// A fetch of the list's source.
+    case source
+}
+
+/// The size of a batch diff: how many of each operation it holds.
+public struct OperationCounts: Sendable, Equatable {
+    public var deleted: Int
+    public var inserted: Int
+    public var moved: Int
+    public var updated: Int
+
+    /// Creates counts.
+    public init(deleted: Int = 0, inserted: Int = 0, moved: Int = 0, updated: Int = 0) {
+        self.deleted = deleted
+        self.inserted = inserted
+        self.moved = moved
+        self.updated = updated
+    }
+}
+
+/// What the history shows about one revision, stored with it and never rebuilt from documents.
+///
+/// Revisions written before summaries were kept have `nil` for everything but ``revision``.
+public struct RevisionSummary: Sendable, Equatable {
+    /// The revision number (set by the store when reading; ignored when writing).
+    public var revision: Int
+    /// When the revision committed, in milliseconds since the Unix epoch (the server's clock).
+    public var committedAtMilliseconds: Int64?
+    /// The write that made it.
+    public var origin: RevisionOrigin?
+    /// Section and item counts after the revision.
+    public var sectionCount: Int?
+    public var itemCount: Int?
+    /// The size of the batch diff from the previous revision: sections, then items.
+    public var sectionChanges: OperationCounts?
+    public var itemChanges: OperationCounts?
+
+    /// Creates a summary.
+    ///
+    /// - Parameters: One per stored property, see each property.
+    public init(
+        revision: Int = 0, committedAtMilliseconds: Int64?, origin: RevisionOrigin?, sectionCount: Int?, itemCount: Int?,
+        sectionChanges: OperationCounts?, itemChanges: OperationCounts?
+    ) {
+        self.revision = revision
+        self.committedAtMilliseconds = committedAtMilliseconds
+        self.origin = origin
+        self.sectionCount = sectionCount
+        self.itemCount = itemCount
+        self.sectionChanges = sectionChanges
+        self.itemChanges = itemChanges
+    }
+
+    /// The columns of the change counts, sections then items, each deleted, inserted, moved, updated.
+    static let changeColumns = ["section", "item"].flatMap { kind in
+        ["deleted", "inserted", "moved", "updated"].map { "\(kind)_\($0)" }
+    }
+}
