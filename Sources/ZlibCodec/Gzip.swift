@@ -27,15 +27,44 @@ public enum Gzip {
     ///   ``GzipError/corruptData`` for invalid or truncated input.
     /// - Complexity: O(*m*), where *m* is the inflated size (at most `limit`).
     public static func inflate(_ bytes: [UInt8], limit: Int) throws(GzipError) -> [UInt8] {
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        try GzipInflater().inflate(bytes[...], limit: limit)
+    }
+}
+
+/// Inflates many gzip (or zlib) members one after the other with one zlib stream and one output buffer, reset
+/// between members: for many small blobs (a run of stored diffs), where setting a stream up costs more than
+/// inflating. Not for use from two threads at once.
+public final class GzipInflater {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var isReady = false
+    private static let chunk = 64 * 1024
+    private var scratch = [UInt8](repeating: 0, count: GzipInflater.chunk)
+
+    /// Creates an inflater; zlib's state is set up on first use.
+    public init() {
+        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        defer { stream.deinitialize(count: 1); stream.deallocate() }
-        let rc = CZlib_inflateInit2(stream, 15 + 32)
-        guard rc == Z_OK else { throw .initializationFailed(rc) }
-        defer { inflateEnd(stream) }
-        let chunk = 64 * 1024
+    }
+
+    deinit {
+        if isReady { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    /// Inflates one member, like ``Gzip/inflate(_:limit:)``.
+    /// - Complexity: O(*m*), where *m* is the inflated size (at most `limit`).
+    public func inflate(_ bytes: ArraySlice<UInt8>, limit: Int) throws(GzipError) -> [UInt8] {
+        if isReady {
+            guard inflateReset(stream) == Z_OK else { throw .corruptData }
+        } else {
+            let rc = CZlib_inflateInit2(stream, 15 + 32)
+            guard rc == Z_OK else { throw .initializationFailed(rc) }
+            isReady = true
+        }
+        let chunk = Self.chunk
+        let stream = self.stream
         var output: [UInt8] = []
-        var scratch = [UInt8](repeating: 0, count: chunk)
         var failure: GzipError?
         bytes.withUnsafeBufferPointer { input in
             stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)

@@ -14,6 +14,21 @@ import ZlibCodec
     @Test func emptyInputRoundTrips() throws {
         #expect(try Gzip.inflate(try Gzip.compress([]), limit: 10) == [])
     }
+
+    @Test func oneInflaterReadsManyMembersAndRecoversFromBadOnes() throws {
+        let inflater = GzipInflater()
+        let bodies = (0..<50).map { n in Array("member \(n) ".utf8) + Array(repeating: UInt8(n), count: n * 100) }
+        for (n, body) in bodies.enumerated() {
+            let member = try Gzip.compress(body)
+            #expect(try inflater.inflate(member[...], limit: 1 << 20) == body)
+            if n % 10 == 0 {
+                // A corrupt member, a truncated one and one over the limit in between change nothing after them.
+                #expect(throws: GzipError.corruptData) { try inflater.inflate([1, 2, 3, 4][...], limit: 100) }
+                #expect(throws: GzipError.corruptData) { try inflater.inflate(member.dropLast(3), limit: 1 << 20) }
+                #expect(throws: GzipError.tooLarge(limit: 5)) { try inflater.inflate(member[...], limit: 5) }
+            }
+        }
+    }
 }
 
 @Suite struct SpliceableGzipTests {

@@ -200,3 +200,25 @@ def test_history_limits_and_parameters_are_checked(server):
     for params in ({"limit": 0}, {"limit": 1001}, {"limit": "x"}, {"before": -1}, {"before": "1.5"}):
         assert_problem(server.get(f"/v1/lists/{lid}/revisions", params=params), 400)
     assert_problem(server.get("/v1/lists/bad%20id/revisions"), 400)
+
+
+def test_racing_reverts_with_one_if_match_let_exactly_one_win(server):
+    lid = uid()
+    server.put(lid, sections_doc(("s", "S", ["a"])))
+    server.put(lid, sections_doc(("s", "S", ["b"])))
+    server.put(lid, sections_doc(("s", "S", ["c"])))
+    results = []
+    barrier = threading.Barrier(6)
+
+    def go(to):
+        barrier.wait()
+        results.append(revert(server, lid, to, If_Match='"3"').status_code)
+
+    threads = [threading.Thread(target=go, args=(1 + k % 2,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+    assert sorted(results) == [200] + [412] * 5, results
+    assert server.doc(lid)["revision"] == 4
+    assert [r["revision"] for r in history(server, lid)["revisions"]] == [4, 3, 2, 1]

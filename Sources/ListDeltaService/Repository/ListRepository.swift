@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import ListDeltaCore
 import ListDeltaStore
+import ZlibCodec
 
 /// The lists: their revisions in the store, the hot ones in memory, writes serialised per list.
 ///
@@ -164,7 +165,8 @@ final class ListRepository: Sendable {
             return nil
         }
         var replayer = DiffReplayer(current)
-        for row in chain { try RevisionCodec.replay(row.undo!, on: &replayer) }
+        let inflater = GzipInflater()
+        for row in chain { try RevisionCodec.replay(row.undo!, on: &replayer, inflater: inflater) }
         guard replayer.revision == revision else {
             throw ServiceError.storage("walking \(id) back from \(head.revision) reached \(replayer.revision), not \(revision)")
         }
@@ -202,9 +204,10 @@ final class ListRepository: Sendable {
         rebuilds.record(startIndex == 0 ? .checkpoint : .memory, diffs: chain.count - 1 - startIndex)
         guard startIndex + 1 < chain.count else { return start! }
         var replayer = DiffReplayer(start!)
+        let inflater = GzipInflater()
         for row in chain[(startIndex + 1)...] {
             guard let blob = row.delta else { throw ServiceError.storage("revision \(row.revision) of \(id) has no delta") }
-            try RevisionCodec.replay(blob, on: &replayer)
+            try RevisionCodec.replay(blob, on: &replayer, inflater: inflater)
         }
         var rebuilt = replayer.document
         rebuilt.revision = revision

@@ -69,9 +69,9 @@ enum RevisionCodec {
         }
     }
 
-    /// Replays a delta or an undo blob on a replayer, header fields included.
-    static func replay(_ blob: [UInt8], on replayer: inout DiffReplayer) throws {
-        let delta = try read(delta: blob)
+    /// Replays a delta or an undo blob on a replayer, header fields included; a run of blobs shares `inflater`.
+    static func replay(_ blob: [UInt8], on replayer: inout DiffReplayer, inflater: GzipInflater) throws {
+        let delta = try read(delta: blob, inflater: inflater)
         try replayer.apply(delta.diff)
         replayer.kind = delta.kind
         replayer.cells = delta.cells
@@ -85,9 +85,9 @@ enum RevisionCodec {
     }
 
     /// Reads a delta or an undo blob.
-    static func read(delta blob: [UInt8]) throws(CorruptRevision) -> Delta {
+    static func read(delta blob: [UInt8], inflater: GzipInflater = GzipInflater()) throws(CorruptRevision) -> Delta {
         do {
-            let (header, diffJSON) = try readDelta(blob)
+            let (header, diffJSON) = try readDelta(blob, inflater)
             return Delta(
                 kind: try ListDocument.kind(servedJSON: header["kind"]), cells: try ListDocument.cells(servedJSON: header["cells"]),
                 diff: try ListDiff(json: diffJSON))
@@ -99,19 +99,19 @@ enum RevisionCodec {
     }
 
     /// A delta's header (`kind`, `cells`) and its diff, from either framing.
-    private static func readDelta(_ blob: [UInt8]) throws -> (header: JSONObject, diff: JSONValue) {
+    private static func readDelta(_ blob: [UInt8], _ inflater: GzipInflater) throws -> (header: JSONObject, diff: JSONValue) {
         guard blob.first == framedDelta else {
-            guard case .object(let object) = try read(blob[...]), let diff = object["diff"] else {
+            guard case .object(let object) = try read(blob[...], inflater), let diff = object["diff"] else {
                 throw CorruptRevision(reason: "a delta must be an object with a diff")
             }
             return (object, diff)
         }
         guard blob.count >= 5 else { throw CorruptRevision(reason: "a framed delta is too short") }
         let count = blob[1...4].reduce(0) { $0 << 8 | Int($1) }
-        guard 5 + count <= blob.count, case .object(let header) = try read(blob[5..<(5 + count)]) else {
+        guard 5 + count <= blob.count, case .object(let header) = try read(blob[5..<(5 + count)], inflater) else {
             throw CorruptRevision(reason: "a framed delta's header is unreadable")
         }
-        return (header, try read(blob[(5 + count)...]))
+        return (header, try read(blob[(5 + count)...], inflater))
     }
 
     private static func compress(_ bytes: [UInt8]) -> [UInt8] {
@@ -121,9 +121,9 @@ enum RevisionCodec {
         return compressed
     }
 
-    private static func read(_ blob: ArraySlice<UInt8>) throws -> JSONValue {
+    private static func read(_ blob: ArraySlice<UInt8>, _ inflater: GzipInflater = GzipInflater()) throws -> JSONValue {
         let isGzip = blob.count >= 2 && blob[blob.startIndex] == 0x1F && blob[blob.startIndex + 1] == 0x8B
-        let bytes = isGzip ? try Gzip.inflate(Array(blob), limit: inflateLimit) : Array(blob)
+        let bytes = isGzip ? try inflater.inflate(blob, limit: inflateLimit) : Array(blob)
         return try JSONReader(maximumDepth: 600).read(bytes)
     }
 }
