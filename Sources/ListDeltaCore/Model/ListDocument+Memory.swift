@@ -95,3 +95,21 @@ extension ListDocument {
         return bytes + (sampled == 0 ? 0 : measured * itemCount / sampled)
     }
 }
+
+extension ListDiff {
+    /// The heap bytes this diff holds, estimated: its operation arrays, the items and sections it carries
+    /// (items it shares with a document are charged to both), and the counts.
+    /// - Complexity: O(*k*) in the size of the operations and the models they carry.
+    public var estimatedHeapBytes: Int {
+        func array<T>(_ elements: [T]) -> Int { HeapFootprint.array(capacity: elements.capacity, stride: MemoryLayout<T>.stride) }
+        var bytes = HeapFootprint.string(listID) + array(fromCounts) + array(toCounts)
+        bytes += array(sections.deleted) + array(sections.inserted) + array(sections.moved) + array(sections.updated)
+        bytes += array(items.deleted) + array(items.inserted) + array(items.moved) + array(items.updated)
+        for insertion in sections.inserted {
+            bytes += array(insertion.section.items) + insertion.section.items.reduce(0) { $0 + $1.estimatedHeapBytes }
+        }
+        bytes += items.inserted.reduce(0) { $0 + $1.item.estimatedHeapBytes }
+        bytes += items.updated.reduce(0) { $0 + $1.item.estimatedHeapBytes }
+        return bytes
+    }
+}

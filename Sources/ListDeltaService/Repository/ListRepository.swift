@@ -19,6 +19,9 @@ final class ListRepository: Sendable {
     private let store: ListStore
     private let factory: DataProviderFactory
     private let documents: LRUCache<RevisionKey, ListDocument>
+    /// Undo diffs read back, by the revision they undo: a revision never changes, and clients catching up on a
+    /// busy list walk the same recent ones again and again.
+    private let undoDiffs: LRUCache<RevisionKey, RevisionCodec.Delta>
     /// The heads of recently used lists, live or deleted (bounded by count; the store is the truth).
     private let heads: LRUCache<String, ListHead>
     /// The ids that may exist; `nil` when every lookup goes to the store.
@@ -28,7 +31,7 @@ final class ListRepository: Sendable {
     let rebuilds = RebuildStatistics()
 
     /// - Parameters:
-    ///   - cacheBytes: Memory for rebuilt documents.
+    ///   - cacheBytes: Memory for rebuilt documents, and an eighth more for undo diffs read back.
     ///   - cachedHeads: How many list heads are kept in memory.
     ///   - filtersUnknownIDs: Whether to keep the filter of existing ids (loaded from the store here), which lets
     ///     reads of unknown ids be answered without the store. Only for a store no other process writes.
@@ -37,6 +40,7 @@ final class ListRepository: Sendable {
         self.store = store
         self.factory = DataProviderFactory(limits: limits)
         self.documents = LRUCache(budget: cacheBytes)
+        self.undoDiffs = LRUCache(budget: cacheBytes / 8)
         self.heads = LRUCache(budget: max(1, cachedHeads))
         guard filtersUnknownIDs else {
             ids = nil
@@ -166,7 +170,16 @@ final class ListRepository: Sendable {
         }
         var replayer = DiffReplayer(current)
         let inflater = GzipInflater()
-        for row in chain { try RevisionCodec.replay(row.undo!, on: &replayer, inflater: inflater) }
+        for row in chain {
+            let key = RevisionKey(list: id, revision: row.revision)
+            if let undo = undoDiffs.value(for: key) {
+                try undo.replay(on: &replayer)
+                continue
+            }
+            let undo = try RevisionCodec.read(delta: row.undo!, inflater: inflater)
+            undoDiffs.set(undo, for: key, cost: undo.estimatedHeapBytes)
+            try undo.replay(on: &replayer)
+        }
         guard replayer.revision == revision else {
             throw ServiceError.storage("walking \(id) back from \(head.revision) reached \(replayer.revision), not \(revision)")
         }
@@ -373,6 +386,7 @@ final class ListRepository: Sendable {
             throw ServiceError.from(error)
         }
         documents.removeAll { $0.list == id }
+        undoDiffs.removeAll { $0.list == id }
         guard let removed else { throw .notFound("there is no list \"\(id)\"") }
         onCommit()
         return removed

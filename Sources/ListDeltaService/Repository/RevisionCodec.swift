@@ -71,17 +71,27 @@ enum RevisionCodec {
 
     /// Replays a delta or an undo blob on a replayer, header fields included; a run of blobs shares `inflater`.
     static func replay(_ blob: [UInt8], on replayer: inout DiffReplayer, inflater: GzipInflater) throws {
-        let delta = try read(delta: blob, inflater: inflater)
-        try replayer.apply(delta.diff)
-        replayer.kind = delta.kind
-        replayer.cells = delta.cells
+        try read(delta: blob, inflater: inflater).replay(on: &replayer)
     }
 
     /// A stored delta (or undo) read back: the diff and the header fields of the document it leads to.
-    struct Delta {
+    struct Delta: Sendable {
         let kind: ListKind
         let cells: [String: String]?
         let diff: ListDiff
+
+        /// Applies the diff and sets the header fields.
+        func replay(on replayer: inout DiffReplayer) throws(DiffApplicationError) {
+            try replayer.apply(diff)
+            replayer.kind = kind
+            replayer.cells = cells
+        }
+
+        /// What it holds on the heap, for a cache's budget.
+        var estimatedHeapBytes: Int {
+            // A registry entry: its two strings and its slot in the dictionary's table.
+            RenderedBody.entryBytes + diff.estimatedHeapBytes + (cells.map { 96 + $0.count * 96 } ?? 0)
+        }
     }
 
     /// Reads a delta or an undo blob.
