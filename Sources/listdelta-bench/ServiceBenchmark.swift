@@ -80,19 +80,19 @@ struct ServiceBenchmark: ParsableCommand {
         // revision no run asked for before. Measured first, before anything read the stored undo diffs: the
         // first request 900 back walks them all from the store (printed as _first_), the next ones find most
         // of them already read.
+        func diffToCurrent(from revision: Int) throws {
+            let response = try client.request("GET", "/v1/lists/bench/diff?from=\(revision)")
+            guard response.status == 200 else { throw ValidationError("diff failed: \(response.status)") }
+        }
         for back in [900, 100, 10] where back + runs + 1 < current {
             if back == 900 {
-                let first = try onceMilliseconds {
-                    let response = try client.request("GET", "/v1/lists/bench/diff?from=\(current - back - runs - 1)")
-                    guard response.status == 200 else { throw ValidationError("diff failed: \(response.status)") }
-                }
+                let first = try onceMilliseconds { try diffToCurrent(from: current - back - runs - 1) }
                 print("service diff_from_900_back_first_ms=\(format(first))")
             }
             var offset = 0
             let fromBack = try medianMilliseconds(runs: runs) {
                 offset += 1
-                let response = try client.request("GET", "/v1/lists/bench/diff?from=\(current - back - offset)")
-                guard response.status == 200 else { throw ValidationError("diff failed: \(response.status)") }
+                try diffToCurrent(from: current - back - offset)
             }
             print("service diff_from_\(back)_back_ms=\(format(fromBack))")
         }
