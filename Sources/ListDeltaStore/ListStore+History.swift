@@ -35,6 +35,7 @@ extension ListStore {
             try pool.read { db in
                 guard let head = try HeadRecord.fetchOne(db, key: id), !head.isDeleted else { return nil }
                 let upper = min(before ?? Int.max, head.revision + 1)
+                let pageSize = max(1, limit)
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
@@ -42,9 +43,9 @@ extension ListStore {
                         \(RevisionSummary.changeColumns.joined(separator: ", ")) FROM revision
                         WHERE list_id = ? AND revision >= ? AND revision < ? ORDER BY revision DESC LIMIT ?
                         """,
-                    arguments: [id, head.oldestRevision, upper, max(1, limit) + 1])
-                let summaries = rows.prefix(max(1, limit)).map(RevisionRecord.summary)
-                return HistoryPage(head: head.head, revisions: Array(summaries), hasMore: rows.count > max(1, limit))
+                    arguments: [id, head.oldestRevision, upper, pageSize + 1])
+                let summaries = rows.prefix(pageSize).map(RevisionRecord.summary)
+                return HistoryPage(head: head.head, revisions: Array(summaries), hasMore: rows.count > pageSize)
             }
         }
     }

@@ -39,9 +39,7 @@ public struct DiffReplayer: Sendable {
     /// - Complexity: O(*s* + *k* · (*c* + *n*/*c*) + *k* log *k*) for *s* sections, *k* operations and chunks of
     ///   *c* items.
     public mutating func apply(_ diff: ListDiff) throws(DiffApplicationError) {
-        guard diff.fromCounts.count == sections.count, zip(diff.fromCounts, sections).allSatisfy({ $0 == $1.items.count }) else {
-            throw DiffApplicationError("counts.from \(diff.fromCounts) differ from the document's")
-        }
+        try diff.check(counts: sections.map(\.items.count))
         try RecordedBatch(diff).perform(on: &sections)
         try ReplicaUpdates.updateHeaders(diff.sections.updated, in: &sections)
         try ReplicaUpdates.reconfigure(diff.items.updated, in: &sections)

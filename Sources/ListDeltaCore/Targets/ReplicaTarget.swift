@@ -42,8 +42,13 @@ extension ListDiff {
     /// Checks the diff's `counts.from` against what a client shows, before it hands the diff to a view.
     /// - Throws: `DiffApplicationError` when they differ.
     public func check(against document: ListDocument) throws(DiffApplicationError) {
-        guard fromCounts == document.sectionCounts else {
-            throw DiffApplicationError("counts.from \(fromCounts) differ from the document's \(document.sectionCounts)")
+        try check(counts: document.sectionCounts)
+    }
+
+    /// Checks `counts.from` against the item count of each section a replica holds.
+    func check(counts: [Int]) throws(DiffApplicationError) {
+        guard fromCounts == counts else {
+            throw DiffApplicationError("counts.from \(fromCounts) differ from the document's \(counts)")
         }
     }
 }

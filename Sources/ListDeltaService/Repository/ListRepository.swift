@@ -128,6 +128,12 @@ final class ListRepository: Sendable {
         revision == 0 || (head.oldestRevision...head.revision).contains(revision)
     }
 
+    /// The 410 for a revision `isServable` refuses: beyond the current one, or no longer retained.
+    func notServed(_ revision: Int, head: ListHead) -> ServiceError {
+        let reason = revision > head.revision ? "is not a revision of \"\(head.id)\"" : "is no longer retained (the oldest is \(head.oldestRevision))"
+        return .gone(current: head.revision, detail: "revision \(revision) \(reason)")
+    }
+
     /// The document at `revision` (0 is the empty list), or 410 when it is not retained.
     /// - Complexity: O(1) when in memory; else O(*n* · *d*) for *d* deltas replayed on *n* items.
     func document(_ id: String, revision: Int, head: ListHead) throws(ServiceError) -> ListDocument {

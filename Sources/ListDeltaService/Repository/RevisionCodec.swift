@@ -56,19 +56,6 @@ enum RevisionCodec {
         }
     }
 
-    /// Replays a delta on the document of the previous revision.
-    static func apply(delta blob: [UInt8], to document: consuming ListDocument) throws(CorruptRevision) -> ListDocument {
-        let delta = try read(delta: blob)
-        do {
-            var next = try delta.diff.apply(to: consume document)
-            next.kind = delta.kind
-            next.cells = delta.cells
-            return next
-        } catch {
-            throw CorruptRevision(reason: "\(error)")
-        }
-    }
-
     /// Replays a delta or an undo blob on a replayer, header fields included; a run of blobs shares `inflater`.
     static func replay(_ blob: [UInt8], on replayer: inout DiffReplayer, inflater: GzipInflater) throws {
         try read(delta: blob, inflater: inflater).replay(on: &replayer)

@@ -49,8 +49,7 @@ struct DiffRoutes {
         let wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
         let list = try context.repository.live(id)
         for revision in [from, to ?? list.head.revision] where !context.repository.isServable(revision, head: list.head) {
-            let reason = revision > list.head.revision ? "is not a revision of \"\(id)\"" : "is no longer retained (the oldest is \(list.head.oldestRevision))"
-            throw .gone(current: list.head.revision, detail: "revision \(revision) \(reason)")
+            throw context.repository.notServed(revision, head: list.head)
         }
         return DiffRequest(list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait)
     }

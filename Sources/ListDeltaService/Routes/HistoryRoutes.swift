@@ -86,12 +86,8 @@ struct HistoryRoutes {
             id, origin: .revert(to: target), preconditions: preconditions, mustExist: true, onCommit: context.publish
         ) { current, revision throws(ServiceError) in
             guard let current, let head = try repository.head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
-            guard target >= head.firstRevision, target >= head.oldestRevision, target <= head.revision else {
-                let reason = target > head.revision
-                    ? "is beyond the current revision \(head.revision)"
-                    : "is no longer retained (the oldest is \(head.oldestRevision))"
-                throw .gone(current: head.revision, detail: "revision \(target) of \"\(id)\" \(reason); nothing was written")
-            }
+            // 0 is servable as a diff's start (the empty list) but is no revision to restore.
+            guard target != 0, repository.isServable(target, head: head) else { throw repository.notServed(target, head: head) }
             var document = target == current.revision ? current : try repository.document(id, revision: target, head: head)
             document.revision = revision
             return document

@@ -64,9 +64,7 @@ struct ReadRoutes {
                 cacheControl: "no-cache", request: request)
         }
         guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
-        if revision > list.head.revision {
-            throw .gone(current: list.head.revision, detail: "revision \(revision) is not a revision of \"\(list.head.id)\"")
-        }
+        guard context.repository.isServable(revision, head: list.head) else { throw context.repository.notServed(revision, head: list.head) }
         let document = try context.repository.document(list.head.id, revision: revision, head: list.head)
         // A revision's document never changes: revision numbers are never reused.
         return Responses.representation(
