@@ -43,6 +43,7 @@ public final class ListDeltaService: Sendable {
         DiffRoutes(context: context).register(in: &router)
         HistoryRoutes(context: context).register(in: &router)
         EventRoutes(context: context).register(in: &router)
+        ManyListsRoutes(context: context).register(in: &router)
         OperationalRoutes(context: context, registry: registry).register(in: &router)
         StaticRoutes(webRoot: configuration.webRoot).register(in: &router)
         self.router = router

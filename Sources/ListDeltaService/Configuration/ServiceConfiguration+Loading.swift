@@ -59,7 +59,7 @@ extension ServiceConfiguration {
 
     private static let settings: [Setting] = [
         string("host", \.host), int("port", \.port), string("dataDirectory", \.dataDirectory), int("retention", \.retention),
-        int("maxWaitSeconds", \.maxWaitSeconds), double("heartbeatSeconds", \.heartbeatSeconds),
+        int("maxWaitSeconds", \.maxWaitSeconds), int("maxListsPerRequest", \.maxListsPerRequest), double("heartbeatSeconds", \.heartbeatSeconds),
         strings("corsOrigins", \.corsOrigins), strings("writeTokens", \.writeTokens),
         bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),
         int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds),

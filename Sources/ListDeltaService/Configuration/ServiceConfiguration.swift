@@ -16,6 +16,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var retention = 1000
     /// The longest long poll, in seconds; larger `wait` values are clamped. The default is 60.
     public var maxWaitSeconds = 60
+    /// The most lists one many-lists request (`/v1/events?lists=`, `/v1/diffs?lists=`) may name. The default is 100.
+    public var maxListsPerRequest = 100
     /// Seconds between keep-alive comments on event streams. The default is 15.
     public var heartbeatSeconds = 15.0
     /// Origins allowed by CORS (`*` for any; empty turns CORS off). The default is `["*"]`.
@@ -93,6 +95,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((0...65_535).contains(port), "port must be 0...65535")
         try require(retention >= 1, "retention must be at least 1")
         try require(maxWaitSeconds >= 0 && maxWaitSeconds <= 3_600, "maxWaitSeconds must be 0...3600")
+        try require((1...1_000).contains(maxListsPerRequest), "maxListsPerRequest must be 1...1000")
         try require(heartbeatSeconds > 0, "heartbeatSeconds must be positive")
         try require(maxBodyBytes >= 1_024, "maxBodyBytes must be at least 1024")
         try require(maxConnections >= 1, "maxConnections must be at least 1")

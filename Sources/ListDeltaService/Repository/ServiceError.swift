@@ -5,6 +5,8 @@ import ListDeltaStore
 /// Every way a request to the service can fail, each with its HTTP status (RFC 9457 problem details).
 enum ServiceError: Error {
     case badRequest(String)
+    /// A 400 naming the offending part of a parameter with a JSON Pointer (`/lists/2`).
+    case invalidParameter(String, pointer: String)
     case unauthorized
     case forbidden
     case notFound(String)
@@ -22,6 +24,8 @@ enum ServiceError: Error {
         switch self {
         case .badRequest(let detail):
             return ProblemDetails(status: 400, title: "Bad Request", detail: detail)
+        case let .invalidParameter(detail, pointer):
+            return ProblemDetails(status: 400, title: "Bad Request", detail: detail, extra: ["pointer": .string(pointer)])
         case .unauthorized:
             return ProblemDetails(status: 401, title: "Unauthorized", detail: "writes need Authorization: Bearer <token>")
         case .forbidden:

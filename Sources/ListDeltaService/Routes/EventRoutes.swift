@@ -5,6 +5,11 @@ import WireText
 struct EventRoutes {
     let context: ServiceContext
 
+    /// An event stream's head: never cached, never buffered by a proxy (`X-Accel-Buffering: no` for nginx).
+    static let streamHeaders: HTTPHeaders = [
+        "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+    ]
+
     func register(in router: inout Router) {
         let context = self.context
         router.add(.GET, "/v1/lists/{id}/events") { request, responder in
@@ -24,11 +29,8 @@ struct EventRoutes {
                     responder.respond(Responses.problem(error))
                     return
                 }
-                let headers: HTTPHeaders = [
-                    "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-                ]
-                guard let stream = responder.startStream(status: 200, headers: headers) else { return }
-                let events = EventStream(listID: id, from: from, stream: stream, context: context)
+                guard let stream = responder.startStream(status: 200, headers: Self.streamHeaders) else { return }
+                let events = EventStream(.single, cursor: ListCursor(id: id, revision: from), stream: stream, context: context)
                 responder.onClose { events.end() }
                 events.start()
             }

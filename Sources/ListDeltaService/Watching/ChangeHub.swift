@@ -66,17 +66,12 @@ final class ChangeHub: Sendable {
         }
     }
 
-    /// Tells every watcher of `list`; parked polls are removed, streams stay (a deletion removes them too).
+    /// Tells every watcher of `list`; parked polls are removed, streams stay (a stream of one list ends itself when
+    /// told of a deletion; a stream of many lists goes on following it).
     func publish(list: String, _ event: ListEvent) {
         let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
             let polls = state.polls.removeValue(forKey: list).map { Array($0.values) } ?? []
-            let streams: [Watcher]
-            if case .deleted = event {
-                streams = state.streams.removeValue(forKey: list).map { Array($0.values) } ?? []
-            } else {
-                streams = state.streams[list].map { Array($0.values) } ?? []
-            }
-            return (polls, streams)
+            return (polls, state.streams[list].map { Array($0.values) } ?? [])
         }
         for watcher in polls { watcher(event) }
         for watcher in streams { watcher(event) }

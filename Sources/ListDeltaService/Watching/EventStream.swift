@@ -2,45 +2,65 @@ import HTTPServer
 import ListDeltaCore
 import Synchronization
 
-/// One Server-Sent Events client of a list: catches it up, then sends one `diff` event per revision.
+/// One Server-Sent Events client of one list or of many: catches every list up, then sends one `diff` event per
+/// revision.
 ///
 /// Every step runs on the stream's own serial lane of the read pool (holding no thread while idle), so events go
-/// out in order and each is computed from the revision the client last received; heartbeats are timed by the
-/// service's timer queue.
+/// out in order and each is computed from the revision the client last received of its list; heartbeats are timed
+/// by the service's timer queue.
+///
+/// The two forms differ only at their edges (see API.md):
+/// - **One list** (`/v1/lists/{id}/events`): an event's `id:` is the revision; a reset (`{"current"}`) ends the
+///   stream.
+/// - **Many lists** (`/v1/events?lists=`): an event's `id:` is the whole set's cursor (`a:6,b:0`); a reset
+///   (`{"id","current"}`) moves that list to `current` and the stream goes on, for it too: the client refetches the
+///   list and skips the diffs it already has, and a deleted list (reset to 0) comes back as a diff from 0 when it is
+///   created again.
 final class EventStream: Sendable {
-    private let listID: String
+    enum Form: Sendable {
+        case single
+        case many
+    }
+
+    private let form: Form
     private let stream: any HTTPStreaming
     private let context: ServiceContext
     private let queue: SerialQueue
-    private let lastSent: Mutex<Int>
+    private let cursor: Mutex<ListCursor>
     private let ended = Mutex(false)
-    private let token = Mutex<Int?>(nil)
+    private let tokens = Mutex<[(list: String, token: Int)]>([])
 
-    init(listID: String, from: Int, stream: any HTTPStreaming, context: ServiceContext) {
-        self.listID = listID
+    init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: ServiceContext) {
+        self.form = form
         self.stream = stream
         self.context = context
-        self.lastSent = Mutex(from)
+        self.cursor = Mutex(cursor)
         self.queue = SerialQueue(pool: context.readPool)
     }
 
-    /// Subscribes, then catches the client up to the current revision and starts the keep-alive comments.
+    /// Subscribes to every list, then catches the client up on each, in the client's order, and starts the
+    /// keep-alive comments.
+    ///
+    /// Subscribing first means a revision committed meanwhile is either published to the stream or seen by the
+    /// catch-up, never lost.
     func start() {
-        let token = context.hub.subscribe(list: listID) { [self] event in
-            queue.async { self.handle(event) }
-        }
-        guard let token else {
-            end()
-            return
-        }
-        self.token.withLock { $0 = token }
-        queue.async { [self] in
-            do {
-                let current = try context.repository.live(listID)
-                catchUp(to: current)
-            } catch {
-                reset(current: 0)
+        let ids = cursor.withLock { $0.ids }
+        var tokens: [(list: String, token: Int)] = []
+        tokens.reserveCapacity(ids.count)
+        for id in ids {
+            let token = context.hub.subscribe(list: id) { [self] event in
+                queue.async { self.handle(event, of: id) }
             }
+            guard let token else {
+                self.tokens.withLock { $0 = tokens }
+                end()
+                return
+            }
+            tokens.append((id, token))
+        }
+        self.tokens.withLock { $0 = tokens }
+        queue.async { [self] in
+            for id in ids where !isEnded { catchUp(id) }
         }
         scheduleHeartbeat()
     }
@@ -49,68 +69,88 @@ final class EventStream: Sendable {
     private func scheduleHeartbeat() {
         context.after(context.configuration.heartbeatSeconds) { [self] in
             queue.async { [self] in
-                guard !ended.withLock({ $0 }) else { return }
+                guard !isEnded else { return }
                 if stream.write(Array(": keep-alive\n\n".utf8)) { scheduleHeartbeat() } else { end() }
             }
         }
     }
 
+    private var isEnded: Bool { ended.withLock { $0 } }
+
     /// Stops everything (the client went away or the stream ended).
     func end() {
-        if let token = token.withLock({ token -> Int? in defer { token = nil }; return token }) {
-            context.hub.unsubscribe(list: listID, token: token)
+        let subscriptions: [(list: String, token: Int)] = tokens.withLock { tokens in
+            let taken = tokens
+            tokens = []
+            return taken
         }
+        for subscription in subscriptions { context.hub.unsubscribe(list: subscription.list, token: subscription.token) }
         let wasEnded = ended.withLock { ended in defer { ended = true }; return ended }
         if !wasEnded { stream.finish() }
     }
 
-    private func handle(_ event: ListEvent) {
+    private func handle(_ event: ListEvent, of id: String) {
+        guard !isEnded else { return }
         switch event {
         case .revision(let outcome, let batch):
-            let sent = lastSent.withLock { $0 }
-            guard outcome.document.revision > sent else { return }
-            if outcome.previous.revision == sent {
-                send(batch.plain, to: outcome.document.revision)
+            guard let held = cursor.withLock({ $0[id] }), outcome.document.revision > held else { return }
+            if outcome.previous.revision == held {
+                send(batch.plain, of: id, to: outcome.document.revision)
             } else {
-                do {
-                    catchUp(to: try context.repository.live(listID))
-                } catch {
-                    reset(current: 0)
-                }
+                catchUp(id)
             }
         case .deleted:
-            reset(current: 0)
+            if form == .single || cursor.withLock({ $0[id] }) != 0 { reset(id, current: 0) }
         case .shutdown:
             end()
         }
     }
 
-    private func catchUp(to list: LiveList) {
-        let sent = lastSent.withLock { $0 }
-        guard list.head.revision != sent else { return }
-        guard context.repository.isServable(sent, head: list.head), sent <= list.head.revision else {
-            reset(current: list.head.revision)
-            return
-        }
+    /// Sends what the client needs of `id`: nothing, the diff to the current revision, or a reset.
+    private func catchUp(_ id: String) {
+        guard let held = cursor.withLock({ $0[id] }) else { return }
         do {
-            let rendered = try context.renderedDiff(list, from: sent, to: list.head.revision, format: .batch)
-            send(rendered.plain, to: list.head.revision)
+            switch try ListProgress.of(id, held: held, in: context.repository) {
+            case .current:
+                return
+            case .behind(let list):
+                let rendered = try context.renderedDiff(list, from: held, to: list.head.revision, format: .batch)
+                send(rendered.plain, of: id, to: list.head.revision)
+            case .reset(let current):
+                reset(id, current: current)
+            }
         } catch {
-            reset(current: list.head.revision)
+            // The store failed: the client refetches (and reports what it finds).
+            reset(id, current: 0)
         }
     }
 
-    private func send(_ diff: [UInt8], to revision: Int) {
-        var event = Array("event: diff\nid: \(revision)\ndata: ".utf8)
+    private func send(_ diff: [UInt8], of id: String, to revision: Int) {
+        let eventID = advance(id, to: revision)
+        var event = Array("event: diff\nid: \(eventID)\ndata: ".utf8)
         event += diff
         event += Array("\n\n".utf8)
-        lastSent.withLock { $0 = revision }
         if !stream.write(event) { end() }
     }
 
-    /// `event: reset` with the current revision, then the end of the stream.
-    private func reset(current: Int) {
-        _ = stream.write(Array("event: reset\ndata: {\"current\":\(current)}\n\n".utf8))
-        end()
+    /// `event: reset` with the current revision; it ends a one-list stream.
+    private func reset(_ id: String, current: Int) {
+        switch form {
+        case .single:
+            _ = stream.write(Array("event: reset\ndata: {\"current\":\(current)}\n\n".utf8))
+            end()
+        case .many:
+            let eventID = advance(id, to: current)
+            let data = "{\"id\":\"\(id)\",\"current\":\(current)}"
+            if !stream.write(Array("event: reset\nid: \(eventID)\ndata: \(data)\n\n".utf8)) { end() }
+        }
+    }
+
+    /// Records that the client now holds `revision` of `id`; returns the event id that says so.
+    private func advance(_ id: String, to revision: Int) -> String {
+        cursor.withLock { cursor in
+            cursor[id] = revision
+            return form == .single ? String(revision) : cursor.description
+        }
     }
 }

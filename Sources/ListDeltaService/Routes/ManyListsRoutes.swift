@@ -1,0 +1,59 @@
+import HTTPServer
+import WireText
+
+/// `GET /v1/events?lists=a:5,b:0` and `GET /v1/diffs?lists=a:5,b:0[&wait=S]`: many lists over one connection.
+struct ManyListsRoutes {
+    let context: ServiceContext
+
+    func register(in router: inout Router) {
+        let context = self.context
+        router.add(.GET, "/v1/events") { request, responder in
+            context.admit(responder) {
+                let cursor: ListCursor
+                do throws(ServiceError) {
+                    cursor = try Self.cursor(request, context, resumable: true)
+                } catch {
+                    responder.respond(Responses.problem(error))
+                    return
+                }
+                guard let stream = responder.startStream(status: 200, headers: EventRoutes.streamHeaders) else { return }
+                let events = EventStream(.many, cursor: cursor, stream: stream, context: context)
+                responder.onClose { events.end() }
+                events.start()
+            }
+        }
+        router.add(.GET, "/v1/diffs") { request, responder in
+            context.admit(responder) {
+                let cursor: ListCursor
+                let wait: Double
+                let moves: ManyListsPoll.Moves
+                do throws(ServiceError) {
+                    cursor = try Self.cursor(request, context, resumable: false)
+                    wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
+                    moves = try ManyListsPoll.moves(of: cursor, context)
+                } catch {
+                    responder.respond(Responses.problem(error))
+                    return
+                }
+                if moves.isEmpty, wait > 0 {
+                    ManyListsPoll(cursor: cursor, responder: responder, context: context).park(wait: wait)
+                } else {
+                    responder.respond(moves.response)
+                }
+            }
+        }
+    }
+
+    /// The `lists` of the request; for a stream, resumed from `Last-Event-ID` when a reconnecting client sends it.
+    private static func cursor(_ request: HTTPRequest, _ context: ServiceContext, resumable: Bool) throws(ServiceError) -> ListCursor {
+        let maximum = context.configuration.maxListsPerRequest
+        guard let lists = request.query["lists"] else {
+            throw .badRequest("lists is required: the lists to follow, as id:revision, comma-separated")
+        }
+        var cursor = try ListCursor(parsing: lists, maximum: maximum)
+        if resumable, let header = request.headers["Last-Event-ID"] {
+            cursor.resume(from: try ListCursor(parsing: String(header.trimmingSpaces()), maximum: maximum, name: "Last-Event-ID"))
+        }
+        return cursor
+    }
+}
