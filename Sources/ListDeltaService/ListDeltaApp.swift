@@ -27,8 +27,10 @@ public final class ListDeltaApp: Sendable {
         http.maxBodySize = configuration.maxBodyBytes
         http.maxInflatedBodySize = configuration.maxBodyBytes
         http.maxConnections = configuration.maxConnections
-        // Room for a many-lists request: up to 1,000 `id:revision` entries in the URL and again in Last-Event-ID.
-        http.maxHeadersSize = max(http.maxHeadersSize, 2 * configuration.maxListsPerRequest * 140 + 4_096)
+        // Room for a many-lists request: `maxListsPerRequest` entries of `id:revision,` (at most 140 bytes each) in
+        // the target, and again in `Last-Event-ID`.
+        http.maxURILength = 8 * 1024 + configuration.maxListsPerRequest * 140
+        http.maxHeadersSize = 16 * 1024 + 2 * configuration.maxListsPerRequest * 140
         http.timeoutSeconds = configuration.timeoutSeconds
         http.requestTimeoutSeconds = configuration.requestTimeoutSeconds
         http.corsAllowedOrigins = configuration.corsOrigins

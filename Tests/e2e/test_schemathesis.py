@@ -18,6 +18,8 @@ Statuses allowed besides schemathesis's defaults, because a schema cannot tell t
 - schema-valid requests may get 410 (a revision that is not, or no longer, kept) and 412 (a precondition that
   does not hold); PUT and PATCH may get 422 (a document that breaks a rule JSON Schema cannot state: ids unique
   across sections, the body's id equal to the path's, a `type` missing from `cells`, nesting depth);
+- schema-valid many-lists requests may get 400: `lists` (and `Last-Event-ID`) must name each list once, not
+  `.` or `..`, with revisions up to 2^31-1 and at most `maxListsPerRequest` entries, which a pattern cannot say;
 - schema-invalid writes may get 412: a malformed `If-Match` names no entity tag, so the precondition fails
   before the body is read (RFC 9110 evaluates preconditions before the content).
 
@@ -74,6 +76,16 @@ checks.negative_data_rejection.expected-statuses = {_toml_list(DEFAULT_NEGATIVE 
 include-operation-id = "getEvents"
 request-timeout = 1
 max-stream-events = 1
+
+[[operations]]
+include-operation-id = "getManyEvents"
+request-timeout = 1
+max-stream-events = 1
+checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE + ["400"])}
+
+[[operations]]
+include-operation-id = "getManyDiffs"
+checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE + ["400"])}
 """
 
 def schemathesis_command():
@@ -306,7 +318,7 @@ def test_unknown_method_is_a_problem(st_server):
     (b"GET /healthz HTTP/1.1\r\nno colon\r\n\r\n", 400),
     (b"GET /healthz HTTP/3.7\r\n\r\n", 400),
     (b"FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 501),
-    (b"GET /healthz HTTP/1.1\r\nX-Big: " + b"a" * 17000 + b"\r\n\r\n", 400),
+    (b"GET /healthz HTTP/1.1\r\nX-Big: " + b"a" * 45000 + b"\r\n\r\n", 400),  # over maxHeadersSize (16 KiB + 280 B per list a request may name)
 ])
 def test_requests_libevent_refuses_are_problems(st_server, data, status):
     out = _raw(st_server.port, data)
