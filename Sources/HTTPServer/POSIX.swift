@@ -6,6 +6,19 @@ enum POSIX {
     static let sigint = SIGINT
     static let sigterm = SIGTERM
 
+    /// Raises the soft limit on open files to at least `needed`, up to the hard limit; returns the soft limit in
+    /// force afterwards (which is below `needed` when the hard limit is).
+    static func raiseOpenFileLimit(to needed: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return needed }
+        if limit.rlim_cur < rlim_t(needed) {
+            var raised = limit
+            raised.rlim_cur = min(rlim_t(needed), limit.rlim_max)  // RLIM_INFINITY is the largest value
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// The calling thread's id.
     static func threadID() -> UInt { UInt(pthread_self()) }
 

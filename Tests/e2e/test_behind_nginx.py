@@ -1,0 +1,124 @@
+"""The README's nginx site, as written there, in front of the service: event streams (one list and many) arrive
+through nginx's default buffering as they happen, long polls are answered through it, and it keeps them open."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from conftest import free_port, sections_doc, uid
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def readme_nginx_site():
+    """The ```nginx block of the README's deployment section."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```nginx\n(.*?)```", text, re.S)
+    assert len(blocks) == 1, "the README should hold one nginx site"
+    return blocks[0]
+
+
+@pytest.fixture(scope="module")
+def proxy(server, tmp_path_factory):
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if nginx is None:
+        pytest.fail("nginx is not installed: run `bash scripts/setup.sh --tests` (Debian package nginx-light)")
+    port = free_port()
+    site = readme_nginx_site()
+    assert "server 127.0.0.1:8080;" in site and "listen 80;" in site
+    site = site.replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{server.port};").replace(
+        "listen 80;", f"listen 127.0.0.1:{port};")
+    d = tmp_path_factory.mktemp("nginx")
+    temp = "\n".join(f"    {kind}_temp_path {d}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    (d / "nginx.conf").write_text(f"""
+{"user root;" if os.geteuid() == 0 else ""}
+worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+{temp}
+{site}
+}}
+""")
+    process = subprocess.Popen([nginx, "-p", str(d), "-c", str(d / "nginx.conf")], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            if requests.get(base + "/healthz", timeout=1).status_code == 200:
+                break
+        except requests.ConnectionError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            out = process.stdout.read().decode(errors="replace")
+            pytest.fail(f"nginx did not start: {out} {(d / 'error.log').read_text() if (d / 'error.log').exists() else ''}")
+        time.sleep(0.05)
+    yield base
+    process.terminate()
+    process.wait(10)
+
+
+def _events(response):
+    """The events of a streamed response, as they arrive."""
+    event = {}
+    for line in response.iter_lines(decode_unicode=True):
+        if line == "":
+            if event:
+                yield event
+            event = {}
+        elif not line.startswith(":"):
+            key, _, value = line.partition(": ")
+            event[key] = value
+
+
+def _write_later(server, lid, items, delay=0.3):
+    timer = threading.Timer(delay, lambda: server.put(lid, sections_doc(("s", "S", items))))
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_event_streams_arrive_through_default_buffering_as_they_happen(server, proxy, many):
+    lid = uid("nx")
+    server.put(lid, sections_doc(("s", "S", ["a"])))
+    path = f"/v1/events?lists={lid}:1,{uid('other')}:0" if many else f"/v1/lists/{lid}/events?from=1"
+    with requests.get(proxy + path, stream=True, timeout=10) as r:
+        assert r.status_code == 200 and r.headers["Content-Type"] == "text/event-stream"
+        events = _events(r)
+        for round in range(3):
+            timer = _write_later(server, lid, ["a", f"r{round}"])
+            started = time.monotonic()
+            event = next(events)
+            elapsed = time.monotonic() - started
+            timer.join()
+            assert event["event"] == "diff" and json.loads(event["data"])["to"] == 2 + round
+            assert elapsed < 1.0, f"the event took {elapsed:.2f} s through nginx: buffered?"
+
+
+def test_long_polls_are_answered_through_the_proxy(server, proxy):
+    for form in ("one", "many"):
+        lid = uid("nxp")
+        server.put(lid, sections_doc(("s", "S", ["a"])))
+        path = f"/v1/lists/{lid}/diff?from=1&wait=20" if form == "one" else f"/v1/diffs?lists={lid}:1&wait=20"
+        timer = _write_later(server, lid, ["a", "b"])
+        started = time.monotonic()
+        r = requests.get(proxy + path, timeout=10)
+        timer.join()
+        assert r.status_code == 200
+        assert time.monotonic() - started < 1.3
+        body = r.json()
+        diff = body["diffs"][0] if form == "many" else body
+        assert (diff["id"], diff["from"], diff["to"]) == (lid, 1, 2)
