@@ -16,6 +16,12 @@
 #     (default 400) connections PUT 2,000-item lists for $OVERLOAD_SECONDS (default 10) alongside readers and 200
 #     long-pollers; prints `overload writes_ok=<n> writes_503=<n> writes_other=<n> write_timeouts=<n>
 #     write_p99_s=<s> read_p99_ms=<ms> poll_p99_ms=<ms> threads_max=<n> rss_max_mb=<n>`.
+#  5. Many lists: $MANY_CLIENTS (default 1000) clients each following 10 of 100 lists while one writer PUTs to random
+#     lists at $MANY_RATE (default 100) writes/s for 10 s (Benchmarks/many-lists.py), once with one event stream per
+#     client (/v1/events?lists=, 1,000 connections) and once with one stream per list (10,000 connections), each on a
+#     freshly started server; prints `many_lists mode=<m> connections=<n> writes=<w> events=<got>/<expected>
+#     events_per_s=<r> delay_p50_ms=<x> delay_p99_ms=<y> rss_mb=<m> rss_peak_mb=<m> server_cpu_s=<s>` per mode and
+#     `many_lists_vs_single rss=<ratio> delay_p99=<ratio> cpu=<ratio>`. MANY_ONLY=1 runs this part alone.
 #
 # Env: LISTDELTA_BIN (default .build/release/listdelta, built if missing), SERVER_CONFIG (a --config file for it), DURATION, PARKED, POLL_CONNS (default
 # 1000), WRITE_CONNS (default 4), READ_CONNS (default 32), WRK_THREADS (default 1 per class).
@@ -82,6 +88,33 @@ start_server
 rss() { awk '/^VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$SERVER_PID/status"; }
 hwm() { awk '/^VmHWM/ {printf "%.1f MB", $2/1024}' "/proc/$SERVER_PID/status"; }
 nfd() { ls "/proc/$SERVER_PID/fd" | wc -l; }
+
+many_lists() {
+  echo
+  echo "== many lists: ${MANY_CLIENTS:-1000} clients x 10 of 100 lists, ${MANY_RATE:-100} writes/s for 10 s: one stream per client vs one per list =="
+  local mode
+  for mode in many single; do
+    stop_server
+    start_server
+    timeout 300 python3 Benchmarks/many-lists.py --port "$PORT" --pid "$SERVER_PID" --mode "$mode" \
+      --clients "${MANY_CLIENTS:-1000}" --rate "${MANY_RATE:-100}" --prefix "ml-$mode" 2>"$TMP/many-$mode.err" | tee "$TMP/many-$mode.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "many-lists $mode failed:"; cat "$TMP/many-$mode.err"; MANY_RC=1; }
+  done
+  python3 - "$TMP/many-many.txt" "$TMP/many-single.txt" <<'EOF'
+import re, sys
+def fields(path):
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", open(path).read())}
+many, single = fields(sys.argv[1]), fields(sys.argv[2])
+if many and single:
+    print(f"many_lists_vs_single rss={many['rss_mb'] / single['rss_mb']:.2f} delay_p99={many['delay_p99_ms'] / single['delay_p99_ms']:.2f} "
+          f"cpu={many['server_cpu_s'] / single['server_cpu_s']:.2f} connections={many['connections'] / single['connections']:.2f}")
+EOF
+}
+MANY_RC=0
+if [ "${MANY_ONLY:-0}" = "1" ]; then
+  many_lists
+  exit "$MANY_RC"
+fi
 
 echo "creating $LISTS lists x $BASE_REVS revisions ..."
 python3 - "$PORT" "$LISTS" "$BASE_REVS" <<'EOF' || exit 2
@@ -207,4 +240,6 @@ echo "pollers: rps=$(rps "$TMP/opoll.txt") p99=$(p99_ms "$TMP/opoll.txt")ms $(gr
 echo "overload writes_ok=$ok writes_503=$busy writes_other=$other write_timeouts=$timeouts write_p99_s=$wp99 read_p99_ms=$(p99_ms "$TMP/oread.txt") poll_p99_ms=$(p99_ms "$TMP/opoll.txt") threads_max=$threads_max rss_max_mb=$rss_max"
 curl -fs "$URL/healthz" >/dev/null && echo "healthz after overload: 200" || echo "healthz after overload: FAILED"
 
-[ "$RC1" -eq 0 ] && [ "$RC2" -eq 0 ]
+many_lists
+
+[ "$RC1" -eq 0 ] && [ "$RC2" -eq 0 ] && [ "$MANY_RC" -eq 0 ]
