@@ -25,7 +25,8 @@ import Testing
         let test = try TestService()
         for id in ["a", "b", "c"] { test.put(id, items: ["x"]) }
         let poll = test.send(.GET, "/v1/diffs?lists=a:1,b:1,c:1,later:0&wait=10")
-        #expect(eventually { test.context.hub.counts.polls == 4 })
+        #expect(eventually { test.context.hub.counts.polls == 1 })
+        #expect(test.context.hub.counts.lists == 4)
         #expect(poll.immediateResponse == nil)
         test.put("later", items: ["y"])
         let answer = try #require(poll.response(within: 2))
@@ -42,7 +43,7 @@ import Testing
         #expect(timed.json?["diffs"] as? [Any] == nil || (timed.json?["diffs"] as? [Any])?.isEmpty == true)
         #expect((timed.json?["resets"] as? [Any])?.isEmpty == true)
         let gone = test.send(.GET, "/v1/diffs?lists=a:1,b:0&wait=10")
-        #expect(eventually { test.context.hub.counts.polls == 2 })
+        #expect(eventually { test.context.hub.counts.polls == 1 })
         gone.disconnect()
         #expect(test.context.hub.counts.polls == 0)
     }
@@ -78,6 +79,8 @@ import Testing
         let events = test.send(.GET, "/v1/events?lists=a:0,b:1,c:0")
         let stream = try #require(events.stream())
         #expect(eventually { stream.text.contains("id: a:1,b:1,c:0") })
+        #expect(test.context.hub.counts.streams == 1)
+        #expect(test.context.hub.counts.lists == 3)
         test.put("c", items: ["y"])
         #expect(eventually { stream.text.contains("id: a:1,b:1,c:1") })
         #expect(test.answer(.DELETE, "/v1/lists/b")?.status == 204)

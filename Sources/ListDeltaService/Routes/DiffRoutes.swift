@@ -82,7 +82,7 @@ struct DiffRoutes {
     private static func park(_ diff: DiffRequest, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext) {
         let poll = ParkedPoll(diff: diff, request: request, responder: responder, context: context)
         let id = diff.list.head.id
-        let token = context.hub.park(list: id) { event in poll.tell(event) }
+        let token = context.hub.park(lists: [id]) { _, event in poll.tell(event) }
         guard let token else {
             responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
             return
@@ -96,12 +96,12 @@ struct DiffRoutes {
         }
         if moved {
             // Committed (or deleted) while the poll was being parked: answer now, unless the publish already did.
-            if context.hub.unpark(list: id, token: token) { responder.respond(answerToCurrent(diff, request, context)) }
+            if context.hub.unpark(token: token) { responder.respond(answerToCurrent(diff, request, context)) }
             return
         }
-        responder.onClose { _ = context.hub.unpark(list: id, token: token) }
+        responder.onClose { _ = context.hub.unpark(token: token) }
         context.after(diff.wait) {
-            guard context.hub.unpark(list: id, token: token) else { return }
+            guard context.hub.unpark(token: token) else { return }
             // Nothing came: the empty diff from the current revision to itself.
             context.continueWork { poll.answerToCurrent() }
         }

@@ -24,6 +24,7 @@ struct OperationalRoutes {
         let watchers = context.hub.counts
         Gauge(label: "listdelta_parked_polls").record(watchers.polls)
         Gauge(label: "listdelta_event_streams").record(watchers.streams)
+        Gauge(label: "listdelta_watched_lists").record(watchers.lists)
         Gauge(label: "listdelta_cached_bodies_bytes").record(context.documentBodies.usage.cost + context.diffBodies.usage.cost)
         let cache = context.repository.cacheUsage
         Gauge(label: "listdelta_cached_list_heads").record(cache.heads)

@@ -10,90 +10,118 @@ enum ListEvent: Sendable {
     case shutdown
 }
 
-/// The watchers of lists: parked long polls (told once, then forgotten) and event streams (told every event).
+/// The watchers of lists: parked long polls (told once, then forgotten) and event streams (told every event), each
+/// watching one list or many under one token.
 ///
 /// `publish` is called under the list's write lock, after the new head is in the repository, so every watcher
-/// sees a list's events in revision order. The hub keeps no state for lists nobody watches: its memory is
-/// bounded by the watchers (so by the open connections). A watcher registers *first* and then checks the list's
-/// current revision itself: a revision committed in between is either published to it or seen by that check,
-/// never lost (see `DiffRoutes`).
+/// sees a list's events in revision order. A poll on many lists is told once, by the first of its lists that
+/// moves, and is then unparked from all of them. The hub keeps no state for lists nobody watches: its memory is
+/// bounded by the watchers (so by the open connections and the lists each names). A watcher registers *first* and
+/// then checks its lists' current revisions itself: a revision committed in between is either published to it or
+/// seen by that check, never lost (see `DiffRoutes`).
 final class ChangeHub: Sendable {
-    typealias Watcher = @Sendable (ListEvent) -> Void
+    /// Told the event and the list it happened to.
+    typealias Watcher = @Sendable (_ list: String, ListEvent) -> Void
+
+    private struct Watch {
+        let lists: [String]
+        let watcher: Watcher
+    }
 
     private struct State {
-        var polls: [String: [Int: Watcher]] = [:]
-        var streams: [String: [Int: Watcher]] = [:]
+        /// For every watched list, the tokens of its polls and of its streams.
+        var polls: [String: Set<Int>] = [:]
+        var streams: [String: Set<Int>] = [:]
+        var parked: [Int: Watch] = [:]
+        var subscribed: [Int: Watch] = [:]
         var nextToken = 0
         var isShuttingDown = false
+
+        mutating func add(_ token: Int, to lists: [String], in index: WritableKeyPath<State, [String: Set<Int>]>) {
+            for list in lists { self[keyPath: index][list, default: []].insert(token) }
+        }
+
+        mutating func remove(_ token: Int, from lists: [String], in index: WritableKeyPath<State, [String: Set<Int>]>) {
+            for list in lists {
+                self[keyPath: index][list]?.remove(token)
+                if self[keyPath: index][list]?.isEmpty == true { self[keyPath: index][list] = nil }
+            }
+        }
     }
 
     private let state = Mutex(State())
 
-    /// Parks a poll on `list`; `nil` when the server is shutting down. Returns the token to `unpark` it.
-    func park(list: String, _ watcher: @escaping Watcher) -> Int? {
+    /// Parks a poll on `lists`; `nil` when the server is shutting down. Returns the token to `unpark` it.
+    func park(lists: [String], _ watcher: @escaping Watcher) -> Int? {
         state.withLock { state in
             guard !state.isShuttingDown else { return nil }
             state.nextToken += 1
-            state.polls[list, default: [:]][state.nextToken] = watcher
+            state.parked[state.nextToken] = Watch(lists: lists, watcher: watcher)
+            state.add(state.nextToken, to: lists, in: \.polls)
             return state.nextToken
         }
     }
 
-    /// Removes a parked poll; `true` when it was still parked (so the caller owns its answer).
-    func unpark(list: String, token: Int) -> Bool {
+    /// Removes a parked poll from all its lists; `true` when it was still parked (so the caller owns its answer).
+    func unpark(token: Int) -> Bool {
         state.withLock { state in
-            let removed = state.polls[list]?.removeValue(forKey: token) != nil
-            if state.polls[list]?.isEmpty == true { state.polls[list] = nil }
-            return removed
+            guard let watch = state.parked.removeValue(forKey: token) else { return false }
+            state.remove(token, from: watch.lists, in: \.polls)
+            return true
         }
     }
 
-    /// Adds an event stream on `list`; `nil` while shutting down.
-    func subscribe(list: String, _ watcher: @escaping Watcher) -> Int? {
+    /// Adds an event stream on `lists`; `nil` while shutting down.
+    func subscribe(lists: [String], _ watcher: @escaping Watcher) -> Int? {
         state.withLock { state in
             guard !state.isShuttingDown else { return nil }
             state.nextToken += 1
-            state.streams[list, default: [:]][state.nextToken] = watcher
+            state.subscribed[state.nextToken] = Watch(lists: lists, watcher: watcher)
+            state.add(state.nextToken, to: lists, in: \.streams)
             return state.nextToken
         }
     }
 
-    /// Removes an event stream.
-    func unsubscribe(list: String, token: Int) {
+    /// Removes an event stream from all its lists.
+    func unsubscribe(token: Int) {
         state.withLock { state in
-            state.streams[list]?[token] = nil
-            if state.streams[list]?.isEmpty == true { state.streams[list] = nil }
+            guard let watch = state.subscribed.removeValue(forKey: token) else { return }
+            state.remove(token, from: watch.lists, in: \.streams)
         }
     }
 
-    /// Tells every watcher of `list`; parked polls are removed, streams stay (a stream of one list ends itself when
-    /// told of a deletion; a stream of many lists goes on following it).
+    /// Tells every watcher of `list`: its parked polls are removed (from all their lists), its streams stay (a
+    /// stream of one list ends itself when told of a deletion; a stream of many lists goes on following it).
     func publish(list: String, _ event: ListEvent) {
         let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
-            let polls = state.polls.removeValue(forKey: list).map { Array($0.values) } ?? []
-            return (polls, state.streams[list].map { Array($0.values) } ?? [])
+            var polls: [Watcher] = []
+            for token in state.polls[list] ?? [] {
+                guard let watch = state.parked.removeValue(forKey: token) else { continue }
+                state.remove(token, from: watch.lists, in: \.polls)
+                polls.append(watch.watcher)
+            }
+            return (polls, (state.streams[list] ?? []).compactMap { state.subscribed[$0]?.watcher })
         }
-        for watcher in polls { watcher(event) }
-        for watcher in streams { watcher(event) }
+        for watcher in polls { watcher(list, event) }
+        for watcher in streams { watcher(list, event) }
     }
 
     /// Tells every watcher that the server stops, and refuses new ones.
     func shutdown() {
-        let watchers: [Watcher] = state.withLock { state in
+        let watchers: [Watch] = state.withLock { state in
             state.isShuttingDown = true
-            let all = state.polls.values.flatMap(\.values) + state.streams.values.flatMap(\.values)
-            state.polls = [:]
-            state.streams = [:]
+            let all = Array(state.parked.values) + Array(state.subscribed.values)
+            state = State()
+            state.isShuttingDown = true
             return all
         }
-        for watcher in watchers { watcher(.shutdown) }
+        for watch in watchers { watch.watcher(watch.lists.first ?? "", .shutdown) }
     }
 
-    /// Parked polls, open streams, and the lists they watch, for metrics and tests.
+    /// Parked polls and open streams (a watcher of many lists counts once), and the lists they watch.
     var counts: (polls: Int, streams: Int, lists: Int) {
         state.withLock { state in
-            (state.polls.values.reduce(0) { $0 + $1.count }, state.streams.values.reduce(0) { $0 + $1.count },
-             Set(state.polls.keys).union(state.streams.keys).count)
+            (state.parked.count, state.subscribed.count, Set(state.polls.keys).union(state.streams.keys).count)
         }
     }
 }

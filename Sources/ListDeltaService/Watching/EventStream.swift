@@ -28,7 +28,7 @@ final class EventStream: Sendable {
     private let queue: SerialQueue
     private let cursor: Mutex<ListCursor>
     private let ended = Mutex(false)
-    private let tokens = Mutex<[(list: String, token: Int)]>([])
+    private let token = Mutex<Int?>(nil)
 
     init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: ServiceContext) {
         self.form = form
@@ -45,20 +45,14 @@ final class EventStream: Sendable {
     /// catch-up, never lost.
     func start() {
         let ids = cursor.withLock { $0.ids }
-        var tokens: [(list: String, token: Int)] = []
-        tokens.reserveCapacity(ids.count)
-        for id in ids {
-            let token = context.hub.subscribe(list: id) { [self] event in
-                queue.async { self.handle(event, of: id) }
-            }
-            guard let token else {
-                self.tokens.withLock { $0 = tokens }
-                end()
-                return
-            }
-            tokens.append((id, token))
+        let token = context.hub.subscribe(lists: ids) { [self] id, event in
+            queue.async { self.handle(event, of: id) }
         }
-        self.tokens.withLock { $0 = tokens }
+        guard let token else {
+            end()
+            return
+        }
+        self.token.withLock { $0 = token }
         queue.async { [self] in
             for id in ids where !isEnded { catchUp(id) }
         }
@@ -79,12 +73,9 @@ final class EventStream: Sendable {
 
     /// Stops everything (the client went away or the stream ended).
     func end() {
-        let subscriptions: [(list: String, token: Int)] = tokens.withLock { tokens in
-            let taken = tokens
-            tokens = []
-            return taken
+        if let token = token.withLock({ token -> Int? in defer { token = nil }; return token }) {
+            context.hub.unsubscribe(token: token)
         }
-        for subscription in subscriptions { context.hub.unsubscribe(list: subscription.list, token: subscription.token) }
         let wasEnded = ended.withLock { ended in defer { ended = true }; return ended }
         if !wasEnded { stream.finish() }
     }

@@ -1,11 +1,11 @@
 import HTTPServer
-import Synchronization
 
-/// A long poll on many lists (`GET /v1/diffs?lists=...&wait=S`), parked on every one of them until the first moves.
+/// A long poll on many lists (`GET /v1/diffs?lists=...&wait=S`), parked on all of them under one hub token until
+/// the first moves.
 ///
-/// It is parked on each list of the hub; whichever comes first (a write or deletion of any list, the wait's end,
-/// shutdown, the client leaving) *claims* the poll, which unparks it everywhere else, so it is answered once.
-final class ManyListsPoll: Sendable {
+/// Whoever unparks it first (the hub, telling it of a write or deletion of any of its lists; the wait's end; the
+/// client leaving) owns its answer, so it is answered once.
+struct ManyListsPoll: Sendable {
     /// What a many-lists poll answers: the diffs of the lists that moved and the resets of those that cannot be
     /// answered with a diff, in the client's order.
     struct Moves: Sendable {
@@ -47,70 +47,33 @@ final class ManyListsPoll: Sendable {
         return moves
     }
 
-    private struct State {
-        var claimed = false
-        var tokens: [(list: String, token: Int)] = []
-    }
-
-    private let cursor: ListCursor
-    private let responder: any HTTPResponding
-    private let context: ServiceContext
-    private let state = Mutex(State())
-
-    init(cursor: ListCursor, responder: any HTTPResponding, context: ServiceContext) {
-        self.cursor = cursor
-        self.responder = responder
-        self.context = context
-    }
+    let cursor: ListCursor
+    let responder: any HTTPResponding
+    let context: ServiceContext
 
     /// Parks on every list, then checks them again: a write committed while parking either wakes the poll or is
     /// seen by that check. Runs on a worker.
     func park(wait: Double) {
-        for id in cursor.ids {
-            guard let token = context.hub.park(list: id, { [self] event in tell(event) }) else {
-                if claim() { responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again"))) }
-                return
-            }
-            let stillParked = state.withLock { state in
-                if !state.claimed { state.tokens.append((id, token)) }
-                return !state.claimed
-            }
-            if !stillParked {
-                _ = context.hub.unpark(list: id, token: token)
-                return
+        let token = context.hub.park(lists: cursor.ids) { _, event in
+            if case .shutdown = event {
+                responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
+            } else {
+                context.continueWork { answer() }
             }
         }
-        responder.onClose { [self] in _ = claim() }
-        context.after(wait) { [self] in
-            if claim() { context.continueWork { self.answer() } }
+        guard let token else {
+            responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
+            return
+        }
+        responder.onClose { _ = context.hub.unpark(token: token) }
+        context.after(wait) {
+            if context.hub.unpark(token: token) { context.continueWork { answer() } }
         }
         do {
             let moves = try Self.moves(of: cursor, context)
-            if !moves.isEmpty, claim() { responder.respond(moves.response) }
+            if !moves.isEmpty, context.hub.unpark(token: token) { responder.respond(moves.response) }
         } catch {
-            if claim() { responder.respond(Responses.problem(error)) }
-        }
-    }
-
-    /// Takes the poll (`false` when something else already did) and unparks it from every list.
-    private func claim() -> Bool {
-        let tokens: [(list: String, token: Int)]? = state.withLock { state in
-            guard !state.claimed else { return nil }
-            state.claimed = true
-            defer { state.tokens = [] }
-            return state.tokens
-        }
-        guard let tokens else { return false }
-        for (list, token) in tokens { _ = context.hub.unpark(list: list, token: token) }
-        return true
-    }
-
-    private func tell(_ event: ListEvent) {
-        guard claim() else { return }
-        if case .shutdown = event {
-            responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
-        } else {
-            context.continueWork { self.answer() }
+            if context.hub.unpark(token: token) { responder.respond(Responses.problem(error)) }
         }
     }
 
