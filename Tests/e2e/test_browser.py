@@ -65,18 +65,34 @@ def expected(server, list_id):
     return doc["revision"], secs
 
 
+def until_shown(want, shown, key, timeout):
+    """Polls `want()` (the server) and `shown()` (the page) until `key(shown)` equals `want`; returns
+    (matched, want, shown)."""
+    deadline = time.monotonic() + timeout
+    last = goal = None
+    while time.monotonic() < deadline:
+        goal = want()
+        last = shown()
+        if key(last) == goal:
+            return True, goal, last
+        time.sleep(0.05)
+    return False, goal, last
+
+
 def sync(driver, server, list_id, what, timeout=10):
     """Waits until the page shows the server's current document; returns the page state."""
-    deadline = time.monotonic() + timeout
-    last = want = None
-    while time.monotonic() < deadline:
+    def shown():
+        state = driver.execute_script(PAGE_JS)
+        assert state["nRevision"] == 1, f"exactly one element carries data-revision, found {state['nRevision']}"
+        return state
+
+    def want():
         rev, secs = expected(server, list_id)
-        want = (str(rev), secs)
-        last = driver.execute_script(PAGE_JS)
-        assert last["nRevision"] == 1, f"exactly one element carries data-revision, found {last['nRevision']}"
-        if (last["revision"], last["sections"]) == want:
-            return last
-        time.sleep(0.05)
+        return str(rev), secs
+
+    ok, want, last = until_shown(want, shown, lambda st: (st["revision"], st["sections"]), timeout)
+    if ok:
+        return last
     pytest.fail(
         f"after {what!r}: the page did not show the server's document in {timeout} s\n"
         f"server: r{want[0]} {want[1]}\npage:   r{last['revision']} {last['sections']}\n"
@@ -318,5 +334,228 @@ def test_history_panel_compares_two_revisions_and_reverts(make_server):
     except Exception:
         save_screenshot(driver, "history-panel")
         raise
+    finally:
+        driver.quit()
+
+
+# ---------------------------------------------------------------------------
+# The dashboard (/?lists=a,b,c): several lists side by side, followed over one connection.
+
+# Installed before the page's scripts run: records every EventSource and fetch the page opens, and how many
+# many-list long polls are out at once.
+RECORDER_JS = """
+(() => {
+  const opened = window.__opened = [];
+  window.__pollsOut = 0;
+  window.__maxPollsOut = 0;
+  const NativeEventSource = window.EventSource;
+  window.EventSource = class extends NativeEventSource {
+    constructor(url, init) {
+      super(url, init);
+      opened.push(['stream', String(new URL(url, location.href))]);
+    }
+  };
+  const nativeFetch = window.fetch;
+  window.fetch = function (input, init) {
+    const url = String(new URL(input instanceof Request ? input.url : input, location.href));
+    opened.push(['fetch', url]);
+    const res = nativeFetch.call(this, input, init);
+    if (url.includes('/v1/diffs?')) {
+      window.__pollsOut += 1;
+      window.__maxPollsOut = Math.max(window.__maxPollsOut, window.__pollsOut);
+      res.finally(() => { window.__pollsOut -= 1; }).catch(() => {});
+    }
+    return res;
+  };
+})();
+"""
+
+DASHBOARD_JS = """
+return [...document.querySelectorAll('[data-dash-list]')].map(p => ({
+  id: p.getAttribute('data-dash-list'),
+  revision: p.getAttribute('data-list-revision'),
+  sections: [...p.querySelectorAll('[data-section-id]')].map(s => ({
+    id: s.getAttribute('data-section-id'),
+    title: s.querySelector('header h2')?.textContent,
+    items: [...s.querySelectorAll('[data-item-id]')].map(i => [i.getAttribute('data-item-id'), i.querySelector('.item-text')?.textContent]),
+  })),
+}));
+"""
+
+
+def expected_panel(server, list_id):
+    """What a dashboard panel shows for `list_id`: revision 0 and no sections while the list does not exist."""
+    r = server.get(list_id)
+    if r.status_code == 404:
+        return {"id": list_id, "revision": "0", "sections": []}
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    return {"id": list_id, "revision": str(doc["revision"]), "sections": [{
+        "id": s["id"],
+        "title": s["title"] if s["title"] is not None else "(untitled)",
+        "items": [[i["id"], (i.get("model") or {}).get("text") or "(no text)"] for i in s["items"]],
+    } for s in doc["sections"]]}
+
+
+def sync_dashboard(driver, server, ids, what, timeout=15):
+    """Waits until every panel shows its list's current document, in the order of `ids`."""
+    ok, want, last = until_shown(lambda: [expected_panel(server, lid) for lid in ids],
+                                 lambda: driver.execute_script(DASHBOARD_JS), lambda x: x, timeout)
+    if ok:
+        return last
+    diff = [(w["id"], w, g) for w, g in zip(want, last or []) if w != g]
+    pytest.fail(f"after {what!r}: the dashboard did not show the server's documents in {timeout} s\n"
+                f"differing panels: {diff[:2]}\nconsole: {browser_errors(driver)}")
+
+
+def metric(server, name):
+    for line in server.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+# Fetches issued by the page while it follows: each must complete (a page that held a connection per list would
+# exhaust the browser's six connections per host and these would hang).
+SIDE_FETCHES_JS = """
+const [paths, done] = arguments;
+const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 5000));
+Promise.all(paths.map((p) => Promise.race([fetch(p, { cache: 'no-store' }).then((r) => r.status), timeout])))
+  .then(done, (e) => done(String(e)));
+"""
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_dashboard_follows_eight_lists_over_one_connection(make_server, mode):
+    server = make_server()
+    check_served_web_files(server)
+    ids = [uid(f"dash{k}") for k in range(8)]
+    for lid in ids[:7]:
+        assert server.put(lid, start_document()).status_code == 201
+    # The eighth does not exist yet: its panel waits for it.
+    driver = chrome()
+    try:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER_JS})
+        suffix = "&mode=events" if mode == "events" else ""
+        driver.get(server.url(f"/?lists={','.join(ids)}{suffix}"))
+        sync_dashboard(driver, server, ids, "the first load")
+        assert driver.execute_script("return window.listdelta.dashboard.ids") == ids
+
+        # The page's other requests complete while the eight lists are followed.
+        paths = ["/healthz", f"/v1/lists/{ids[0]}", "/v1/lists?limit=5"] * 4
+        assert driver.execute_async_script(SIDE_FETCHES_JS, paths) == [200] * len(paths)
+
+        # A burst of writes to all eight lists (the eighth is created by it), round after round, without waiting.
+        r = server.put(ids[7], {"kind": "array", "title": "Late", "items": [item("late-0", "Created late")]})
+        assert r.status_code == 201
+        for k in range(4):
+            for n, lid in enumerate(ids):
+                ops = [{"op": "add", "path": "/sections/0/items/0", "value": item(f"burst-{k}-{n}", f"Burst {k} of {n}")}]
+                if k == 1 and n < 7:
+                    ops.append({"op": "move", "from": "/sections/1/items/0", "path": "/sections/2/items/1"})
+                if k == 2 and n < 7:
+                    ops.append({"op": "move", "from": "/sections/3", "path": "/sections/0"})
+                if k == 3 and n < 7:
+                    ops.append({"op": "remove", "path": "/sections/1/items/1"})
+                patch(server, lid, ops)
+        state = sync_dashboard(driver, server, ids, "a burst of writes to every list")
+        assert all(int(p["revision"]) > 1 for p in state)
+        assert driver.execute_async_script(SIDE_FETCHES_JS, paths) == [200] * len(paths)
+
+        # One connection for the eight lists, from the start to now; no list was followed on its own.
+        opened = driver.execute_script("return window.__opened")
+        streams = [u for kind, u in opened if kind == "stream"]
+        polls = [u for kind, u in opened if "/v1/diffs?" in u]
+        assert not [u for _, u in opened if "/diff?" in u or "/events?from" in u], opened
+        if mode == "events":
+            assert len(streams) == 1, streams
+            assert polls == []
+            assert all(f"{lid}:" in streams[0] for lid in ids), streams[0]
+            # The server sees one stream, watching (at least) the eight lists.
+            wait_for(lambda: metric(server, "listdelta_event_streams") == 1, message="1 stream")
+            assert metric(server, "listdelta_watched_lists") >= 8
+        else:
+            assert streams == []
+            assert polls and all(all(f"{lid}:" in u for lid in ids) for u in polls), polls
+            assert driver.execute_script("return window.__maxPollsOut") == 1
+            # One poll is parked, on all eight lists at once.
+            wait_for(lambda: metric(server, "listdelta_parked_polls") == 1, message="1 poll parked on 8 lists")
+            assert metric(server, "listdelta_watched_lists") >= 8
+            assert metric(server, "listdelta_event_streams") == 0
+        assert "over 1 connection" in driver.find_element("id", "status").text
+
+        # Removing a panel keeps the others (and their revisions); the URL follows.
+        before = {p["id"]: p["revision"] for p in driver.execute_script(DASHBOARD_JS)}
+        click_css(driver, f'[data-dash-list="{ids[3]}"] button[data-remove]')
+        rest = ids[:3] + ids[4:]
+        wait_for(lambda: f"lists={','.join(rest)}" in driver.current_url, message="the URL without the removed list")
+        patch(server, ids[0], [{"op": "remove", "path": "/sections/0/items/0"}])
+        patch(server, ids[3], [{"op": "remove", "path": "/sections/0/items/0"}])
+        sync_dashboard(driver, server, rest, "a write after removing a panel")
+        resets = driver.execute_script("return window.listdelta.resets")
+        assert resets == [], resets
+        after = {p["id"]: p["revision"] for p in driver.execute_script(DASHBOARD_JS)}
+        assert all(int(after[lid]) >= int(before[lid]) for lid in rest)
+        save_screenshot(driver, f"dashboard-{mode}.png")
+        assert uncaught(driver) == []
+    except Exception:
+        save_screenshot(driver, f"dashboard-{mode}-failed.png")
+        raise
+    finally:
+        driver.quit()
+
+
+ROWS_JS = """
+const [root] = arguments;
+return [...document.querySelectorAll(root + ' [data-item-id]')].map(li => ({
+  id: li.getAttribute('data-item-id'),
+  first: li.firstElementChild.className,
+  text: li.querySelector('.item-text').textContent,
+  details: [...li.querySelectorAll('.item-detail[data-key]')].map(d => [d.dataset.key, d.querySelector('.detail-value').textContent]),
+  detailText: li.querySelector('.item-details').textContent,
+}));
+"""
+
+
+def test_item_rows_show_the_title_first_then_details(make_server):
+    server = make_server()
+    check_served_web_files(server)
+    list_id = uid("rows")
+    models = {
+        "milk": {"done": False, "title": "Buy milk", "qty": 2, "tags": ["home", "food"], "note": None},
+        "ada": {"role": "engineer", "name": "Ada Lovelace", "team": {"id": "core", "since": 1843}},
+        "plain": {"text": "Just <b>text</b>"},
+        "both": {"text": "Second", "title": "First", "link": "https://example.com/a"},
+        "none": {"count": 3, "ok": True},
+        "word": "A bare string",
+    }
+    doc = {"kind": "array", "title": "Rows", "items": [{"id": k, "model": m} for k, m in models.items()]}
+    assert server.put(list_id, doc).status_code == 201
+    want = {
+        "milk": ("Buy milk", [["done", "no"], ["qty", "2"], ["tags", "home, food"]]),
+        "ada": ("Ada Lovelace", [["role", "engineer"], ["team", "(id: core; since: 1843)"]]),
+        "plain": ("Just <b>text</b>", []),
+        "both": ("First", [["text", "Second"], ["link", "https://example.com/a"]]),
+        "none": ("(no text)", [["count", "3"], ["ok", "yes"]]),
+        "word": ("A bare string", []),
+    }
+    driver = chrome()
+    try:
+        for url, root in ((f"/?list={list_id}", "#sections"), (f"/?lists={list_id}", f'[data-dash-list="{list_id}"]')):
+            driver.get(server.url(url))
+            rows = wait_for(lambda: (lambda r: r if len(r) == len(models) else None)(driver.execute_script(ROWS_JS, root)),
+                            message=f"the rows of {url}")
+            for row in rows:
+                text, details = want[row["id"]]
+                assert row["first"].split()[0] == "item-text", row
+                assert (row["text"], row["details"]) == (text, details), row
+                assert '{"' not in row["detailText"] and '":' not in row["detailText"], row  # not raw JSON
+            # An update shows the new main text and details.
+            patch(server, list_id, [{"op": "replace", "path": "/sections/0/items/0/model", "value": {"name": "Oat milk", "qty": 3}}])
+            wait_for(lambda: driver.execute_script(ROWS_JS, root)[0]["text"] == "Oat milk", message="the updated row")
+            assert driver.execute_script(ROWS_JS, root)[0]["details"] == [["qty", "3"]]
+            patch(server, list_id, [{"op": "replace", "path": "/sections/0/items/0/model", "value": models["milk"]}])
+        assert driver.execute_script("return document.querySelectorAll('[data-item-id] b').length") == 0
+        assert uncaught(driver) == []
     finally:
         driver.quit()

@@ -14,32 +14,53 @@ from browser_support import browser_errors, check_served_web_files, chrome, wait
 from conftest import uid
 from listdelta_apply import canon_sections
 
-SETUP_JS = """
-const [listID, mode, name, done] = arguments;
-import('/client.js').then((m) => {
-  window.__m = m;
-  window.__f = window.__f || {};
-  const rec = { ops: [], resets: [], diffs: [], errors: [], tamper: 0, fail: 0 };
+# Shared by the setups: a target that records the operations it receives (into `ops`), a step of a fetch that
+# fails while `rec.fail` > 0 (a network error and a 503 in turn), and a diff whose counts are corrupted.
+HELPERS_JS = """
+const recordingTarget = (ops) => {
   const target = {};
   for (const op of ['beginUpdates', 'deleteSections', 'insertSections', 'moveSection', 'deleteItems',
                     'insertItems', 'moveItem', 'endUpdates', 'updateSectionHeaders', 'reconfigureItems']) {
-    target[op] = (...args) => rec.ops.push([op, ...JSON.parse(JSON.stringify(args))]);
+    target[op] = (...args) => ops.push([op, ...JSON.parse(JSON.stringify(args))]);
   }
-  target.reset = (doc, reason) => rec.ops.push(['reset', doc.revision, reason]);
-  // A fetch that can corrupt the next diff's counts, to exercise the check.
+  target.reset = (doc, reason) => ops.push(['reset', doc.revision, reason]);
+  return target;
+};
+const simulatedFailure = (rec) => {
+  if (!(rec.fail > 0)) return null;
+  rec.fail -= 1;
+  if (rec.fail % 2) throw new TypeError('simulated network error');
+  return new Response('{"status": 503}', { status: 503 });
+};
+const corrupted = (diff) => ({ ...diff, counts: { ...diff.counts, from: diff.counts.from.map((c) => c + 1) } });
+// Keeps follower `f` as window[table][name] with its record, starts it, calls `done` once it has loaded.
+const register = (table, name, f, rec, done) => {
+  f.rec = rec;
+  window[table] = window[table] || {};
+  window[table][name] = f;
+  f.start().then(() => done(null), (e) => done(String(e)));
+};
+const jsonResponse = (body) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+"""
+
+SETUP_JS = HELPERS_JS + """
+const [listID, mode, name, done] = arguments;
+import('/client.js').then((m) => {
+  window.__m = m;
+  const rec = { ops: [], resets: [], diffs: [], errors: [], tamper: 0, fail: 0 };
+  const target = recordingTarget(rec.ops);
+  // A fetch that can fail, or corrupt the next diff's counts, to exercise the retries and the check.
   const tamperingFetch = async (url, init) => {
-    if (url.includes('/diff?') && rec.fail > 0) {
-      rec.fail -= 1;
-      if (rec.fail % 2) throw new TypeError('simulated network error');
-      return new Response('{"status": 503}', { status: 503 });
+    if (url.includes('/diff?')) {
+      const failure = simulatedFailure(rec);
+      if (failure) return failure;
     }
     const res = await fetch(url, init);
     if (!url.includes('/diff?') || !res.ok || rec.tamper === 0) return res;
     const diff = await res.json();
-    if (diff.from === diff.to) return new Response(JSON.stringify(diff), { status: 200 });
+    if (diff.from === diff.to) return jsonResponse(diff);
     rec.tamper -= 1;
-    diff.counts.from = diff.counts.from.map((c) => c + 1);
-    return new Response(JSON.stringify(diff), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    return jsonResponse(corrupted(diff));
   };
   const f = new m.ListFollower('', listID, target, {
     mode, wait: 5, fetch: tamperingFetch, backoff: { initial: 100, max: 1000 },
@@ -47,9 +68,7 @@ import('/client.js').then((m) => {
     onDiff: (d) => rec.diffs.push(d),
     onError: (e) => rec.errors.push(String(e && e.message || e)),
   });
-  f.rec = rec;
-  window.__f[name] = f;
-  f.start().then(() => done(null), (e) => done(String(e)));
+  register('__f', name, f, rec, done);
 }, (e) => done('import failed: ' + e));
 """
 
@@ -317,3 +336,352 @@ def test_apply_batch_diff_matches_server_documents(make_server, browser):
         });
     """, cases[2])
     assert bad == "DiffError"
+
+
+# ---------------------------------------------------------------------------
+# followMany: several lists over one connection.
+
+MANY_SETUP_JS = HELPERS_JS + """
+const [ids, mode, name, retention, done] = arguments;
+import('/client.js').then((m) => {
+  window.__m = m;
+  if (!window.__streams) {
+    // Every EventSource the page opens, to count connections.
+    window.__streams = [];
+    const Native = window.EventSource;
+    window.EventSource = class extends Native {
+      constructor(url, init) { super(url, init); window.__streams.push(String(url)); }
+    };
+  }
+  const rec = { lists: {}, errors: [], states: [], polls: [], docs: [], tamper: {}, fail: 0, gate: {}, gated: [], release: {} };
+  const recFor = (id) => rec.lists[id] || (rec.lists[id] = { ops: [], resets: [], diffs: [], loads: [] });
+  const target = (id) => recordingTarget(recFor(id).ops);
+  // A fetch that records the requests, can fail polls, corrupt a list's next diff, or hold a document request
+  // ('before': until released, then fetched; 'after': fetched, then held until released).
+  const recordingFetch = async (url, init) => {
+    if (url.includes('/v1/diffs?')) {
+      rec.polls.push(url);
+      const failure = simulatedFailure(rec);
+      if (failure) return failure;
+      const res = await fetch(url, init);
+      if (!res.ok) return res;
+      const body = await res.json();
+      body.diffs = body.diffs.map((d) => ((rec.tamper[d.id] || 0) > 0 && rec.tamper[d.id]-- ? corrupted(d) : d));
+      return jsonResponse(body);
+    }
+    const id = decodeURIComponent(url.split('/v1/lists/')[1] || '');
+    rec.docs.push(id);
+    const gate = rec.gate[id];
+    if (!gate) return fetch(url, init);
+    delete rec.gate[id];
+    const released = new Promise((resolve) => { rec.release[id] = resolve; });
+    if (gate === 'before') {
+      rec.gated.push(id);
+      await released;
+      return fetch(url, init);
+    }
+    const res = await fetch(url, init);
+    const text = await res.text();
+    rec.gated.push(id);
+    await released;
+    return new Response(text, { status: res.status, headers: { 'Content-Type': 'application/json' } });
+  };
+  const targets = Object.fromEntries(ids.map((id) => [id, target(id)]));
+  const f = new m.ManyListFollower('', targets, {
+    mode, wait: 5, fetch: recordingFetch, backoff: { initial: 100, max: 1000 },
+    onLoad: (doc, id) => recFor(id).loads.push(doc.revision),
+    onReset: (i, id) => recFor(id).resets.push({ id: i.id, reason: i.reason, from: i.from, to: i.document.revision }),
+    onDiff: (d, doc, id) => recFor(id).diffs.push(d),
+    onError: (e, ms, id) => rec.errors.push([String(e && e.message || e), id]),
+    onState: (s, id) => rec.states.push([s, id]),
+  });
+  f.target = target;
+  register('__mf', name, f, rec, done);
+}, (e) => done('import failed: ' + e));
+"""
+
+MANY_STATE_JS = """
+const f = window.__mf[arguments[0]];
+const lists = {};
+for (const [id, l] of f.lists) {
+  lists[id] = { revision: l.revision, document: l.document, state: l.state, pending: l.pending.map((d) => d),
+                loading: !!l.loading, ...(f.rec.lists[id] || { ops: [], resets: [], diffs: [], loads: [] }) };
+}
+return { ids: f.ids, lists, state: f.state, errors: f.rec.errors, polls: f.rec.polls, docs: f.rec.docs,
+         gated: f.rec.gated, streams: window.__streams, recorded: f.rec.lists };
+"""
+
+
+def start_many(driver, ids, mode="poll", name="many"):
+    err = driver.execute_async_script(MANY_SETUP_JS, ids, mode, name, None)
+    assert err is None, err
+
+
+def many_state(driver, name="many"):
+    return driver.execute_script(MANY_STATE_JS, name)
+
+
+def wait_many(driver, revisions, name="many", timeout=10):
+    """Waits until every list of `revisions` ({id: revision}) is held at that revision, no document fetch out."""
+    def check():
+        st = many_state(driver, name)
+        ok = all(lid in st["lists"] and st["lists"][lid]["revision"] == rev and not st["lists"][lid]["loading"]
+                 for lid, rev in revisions.items())
+        return st if ok else None
+    return wait_for(check, timeout=timeout,
+                    message=f"follower {name} at {revisions} (errors: {browser_errors(driver)})")
+
+
+def connections(st, mode):
+    """The connections the follower opened: its event streams, or its long polls."""
+    return st["streams"] if mode == "events" else st["polls"]
+
+
+def empty_doc(list_id):
+    return {"id": list_id, "revision": 0, "sections": []}
+
+
+def many_lists(make_server, browser, letters, created, followed, mode="poll", args=()):
+    """A server (`args`) with a list id per letter, those of `created` created from base_document(), and the browser
+    on its origin following those of `followed` with one ManyListFollower; returns (server, ids)."""
+    server = make_server(args=list(args))
+    ids = {x: uid(f"many-{x}") for x in letters}
+    for x in created:
+        assert server.put(ids[x], base_document()).status_code == 201
+    open_origin(browser, server)
+    start_many(browser, [ids[x] for x in followed], mode)
+    return server, [ids[x] for x in letters]
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_follow_many_follows_several_lists(make_server, browser, mode):
+    server, (a, b, c, d) = many_lists(make_server, browser, "abcd", "abc", "abcd", mode)
+    st = many_state(browser)
+    assert st["ids"] == [a, b, c, d]
+    for lid in (a, b, c):
+        assert st["lists"][lid]["ops"] == [["reset", 1, "initial"]]
+        assert same_document(st["lists"][lid]["document"], server.doc(lid))
+    # A list that does not exist is held at revision 0, empty.
+    assert st["lists"][d]["ops"] == [["reset", 0, "initial"]]
+    assert st["lists"][d]["document"] == empty_doc(d)
+
+    seen = {lid: 1 for lid in (a, b, c)}
+    for what, ops in CHANGES:
+        bodies = {}
+        for lid in (a, b, c):
+            r = server.patch(lid, ops)
+            assert r.status_code == 200, (what, r.text)
+            bodies[lid] = r.json()
+        st = wait_many(browser, {lid: body["revision"] for lid, body in bodies.items()})
+        for lid, body in bodies.items():
+            got = st["lists"][lid]["ops"][seen[lid]:]
+            seen[lid] = len(st["lists"][lid]["ops"])
+            assert got == expected_ops(body["diff"]), (what, lid, got)
+            assert st["lists"][lid]["diffs"][-1] == body["diff"]
+            assert same_document(st["lists"][lid]["document"], server.doc(lid)), (what, lid)
+
+    # The missing list is created: it arrives as a diff from 0.
+    r = server.put(d, base_document())
+    assert r.status_code == 201
+    diff = r.json()["diff"]
+    assert diff["from"] == 0
+    st = wait_many(browser, {d: 1})
+    assert st["lists"][d]["ops"] == [["reset", 0, "initial"]] + expected_ops(diff)
+    assert same_document(st["lists"][d]["document"], server.doc(d))
+    assert all(not st["lists"][lid]["resets"] for lid in (a, b, c, d))
+
+    # All of it over one connection naming the four lists; no list was asked for on its own.
+    conns = connections(st, mode)
+    if mode == "events":
+        assert len(conns) == 1, conns
+        assert st["polls"] == []
+    assert conns and all(f"lists={a}:" in u and all(f"{x}:" in u for x in (b, c, d)) for u in conns), conns
+    assert sorted(st["docs"]) == sorted([a, b, c, d]), st["docs"]
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_follow_many_add_and_remove_keep_the_other_lists(make_server, browser, mode):
+    server, (a, b, c, e) = many_lists(make_server, browser, "abce", "abc", "ab", mode)
+    for lid in (a, b):
+        assert server.patch(lid, [{"op": "remove", "path": "/sections/0/items/0"}]).status_code == 200
+    wait_many(browser, {a: 2, b: 2})
+
+    # add(): c (exists) and e (does not); a and b are not fetched again and keep their revisions.
+    err = browser.execute_async_script("""
+        const [c, e, done] = arguments;
+        const f = window.__mf.many;
+        Promise.all([f.add(c, f.target(c)), f.add(e, f.target(e))]).then(() => done(null), (x) => done(String(x)));
+    """, c, e)
+    assert err is None, err
+    st = wait_many(browser, {a: 2, b: 2, c: 1, e: 0})
+    assert st["ids"] == [a, b, c, e]
+    assert sorted(st["docs"]) == sorted([a, b, c, e]), st["docs"]  # a and b once each: at the start
+    for lid in (a, b):
+        assert [op for op in st["lists"][lid]["ops"] if op[0] == "reset"] == [["reset", 1, "initial"]]
+    # The new connection asks from the revisions held.
+    def reconnected():
+        conns = connections(many_state(browser), mode)
+        return conns and f"{a}:2,{b}:2,{c}:1,{e}:0" in conns[-1]
+    wait_for(reconnected, message="a connection for the four lists from their revisions")
+
+    writes = {}
+    for lid in (a, b, c):
+        writes[lid] = server.patch(lid, [{"op": "move", "from": "/sections/2", "path": "/sections/0"}]).json()
+    writes[e] = server.put(e, base_document()).json()
+    st = wait_many(browser, {lid: w["revision"] for lid, w in writes.items()})
+    for lid, w in writes.items():
+        assert st["lists"][lid]["ops"][-len(expected_ops(w["diff"])):] == expected_ops(w["diff"]), lid
+        assert same_document(st["lists"][lid]["document"], server.doc(lid)), lid
+    streams = len(st["streams"])
+    if mode == "events":
+        # The first, then one for each larger set (c and e may join together or one after the other).
+        assert 2 <= streams <= 3, st["streams"]
+
+    # remove(b): the others go on from their revisions, b is no longer followed.
+    assert browser.execute_script("return window.__mf.many.remove(arguments[0])", b) is True
+    assert browser.execute_script("return window.__mf.many.remove(arguments[0])", b) is False
+    held_b = st["lists"][b]["revision"]
+    ops_b = len(st["recorded"][b]["ops"])
+    def without_b():
+        conns = connections(many_state(browser), mode)
+        return conns and f"lists={a}:" in conns[-1] and f"{b}:" not in conns[-1]
+    wait_for(without_b, message="a connection without the removed list")
+    writes = {lid: server.patch(lid, [{"op": "remove", "path": "/sections/0"}]).json() for lid in (a, b, c, e)}
+    st = wait_many(browser, {lid: writes[lid]["revision"] for lid in (a, c, e)})
+    assert b not in st["lists"] and st["ids"] == [a, c, e]
+    assert len(st["recorded"][b]["ops"]) == ops_b and server.doc(b)["revision"] == held_b + 1
+    for lid in (a, c, e):
+        assert same_document(st["lists"][lid]["document"], server.doc(lid)), lid
+        assert st["lists"][lid]["resets"] == []
+    if mode == "events":
+        assert len(st["streams"]) == streams + 1, st["streams"]
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_follow_many_reset_of_one_list_refetches_it_while_the_others_go_on(make_server, browser, mode):
+    server, (a, b, c) = many_lists(make_server, browser, "abc", "abc", "abc", mode, ["--retention", "3"])
+
+    # b is deleted: it resets to the empty document (no fetch needed); a and c are written meanwhile.
+    assert server.delete(b).status_code == 204
+    ra = server.patch(a, [{"op": "remove", "path": "/sections/0/items/0"}]).json()
+    rc = server.patch(c, [{"op": "remove", "path": "/sections/1"}]).json()
+    st = wait_many(browser, {a: 2, b: 0, c: 2})
+    assert st["lists"][b]["resets"] == [{"id": b, "reason": "deleted", "from": 1, "to": 0}]
+    assert st["lists"][b]["ops"] == [["reset", 1, "initial"], ["reset", 0, "deleted"]]
+    assert st["lists"][b]["document"] == empty_doc(b)
+    for lid, r in ((a, ra), (c, rc)):
+        assert st["lists"][lid]["ops"] == [["reset", 1, "initial"]] + expected_ops(r["diff"]), lid
+        assert st["lists"][lid]["resets"] == []
+
+    # b is created again: a diff from 0, no reset.
+    rb = server.put(b, base_document()).json()
+    assert rb["diff"]["from"] == 0
+    st = wait_many(browser, {b: rb["revision"]})
+    assert st["lists"][b]["ops"][2:] == expected_ops(rb["diff"])
+    assert same_document(st["lists"][b]["document"], server.doc(b))
+
+    # c's held revision is pruned while the follower is paused (retention 3): on resume c is fetched again
+    # ("event" / "gone"); a's one write arrives as a diff; b is untouched.
+    browser.execute_script("window.__mf.many.pause()")
+    held = st["lists"][c]["revision"]
+    for k in range(5):
+        assert server.patch(c, [{"op": "move", "from": f"/sections/{k % 2}/items/0", "path": f"/sections/{1 - k % 2}/items/0"}]).status_code == 200
+    assert server.get(f"/v1/lists/{c}/diff", params={"from": held}).status_code == 410
+    ra = server.patch(a, [{"op": "move", "from": "/sections/2", "path": "/sections/0"}]).json()
+    browser.execute_script("window.__mf.many.resume()")
+    current = server.doc(c)
+    st = wait_many(browser, {a: ra["revision"], b: rb["revision"], c: current["revision"]})
+    reason = "event" if mode == "events" else "gone"
+    assert st["lists"][c]["resets"] == [{"id": c, "reason": reason, "from": held, "to": current["revision"]}]
+    assert st["lists"][c]["ops"][-1] == ["reset", current["revision"], reason]
+    assert same_document(st["lists"][c]["document"], current)
+    assert st["lists"][a]["ops"][-len(expected_ops(ra["diff"])):] == expected_ops(ra["diff"])
+    assert st["lists"][a]["resets"] == [] and len(st["lists"][b]["resets"]) == 1
+
+    # All three go on after the reset.
+    writes = {lid: server.patch(lid, [{"op": "add", "path": "/sections/0/items/0", "value": item(f"{lid}-z", "z")}]).json()
+              for lid in (a, b, c)}
+    st = wait_many(browser, {lid: w["revision"] for lid, w in writes.items()})
+    for lid, w in writes.items():
+        assert st["lists"][lid]["ops"][-len(expected_ops(w["diff"])):] == expected_ops(w["diff"]), lid
+        assert same_document(st["lists"][lid]["document"], server.doc(lid)), lid
+    if mode == "events":
+        # The stream went on through the deletion and the reset: one at the start, one after the resume.
+        assert len(st["streams"]) == 2, st["streams"]
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+@pytest.mark.parametrize("gate", ["after", "before"])
+def test_follow_many_keeps_a_lists_diffs_while_its_document_is_fetched(make_server, browser, mode, gate):
+    """Diffs of a list that arrive while its document is fetched after a reset are kept, then those the
+    document already holds are dropped and the others applied ("after": an older document, "before": a newer one)."""
+    server, (a, b) = many_lists(make_server, browser, "ab", "ab", "ab", mode, ["--retention", "3"])
+    browser.execute_script("window.__mf.many.pause()")
+    for k in range(5):
+        assert server.patch(b, [{"op": "move", "from": f"/sections/{k % 2}/items/0", "path": f"/sections/{1 - k % 2}/items/0"}]).status_code == 200
+    reset_to = server.doc(b)["revision"]
+    browser.execute_script("window.__mf.many.rec.gate[arguments[0]] = arguments[1]; window.__mf.many.resume()", b, gate)
+    wait_for(lambda: b in many_state(browser)["gated"], message="b's document request to be held")
+
+    # b is written twice and a once while b's document is out.
+    w1 = server.patch(b, [{"op": "add", "path": "/sections/0/items/0", "value": item("kept-1", "Kept 1")}]).json()
+    w2 = server.patch(b, [{"op": "remove", "path": "/sections/2"}]).json()
+    wa = server.patch(a, [{"op": "remove", "path": "/sections/1/items/0"}]).json()
+    st = wait_for(lambda: (lambda s: s if s["lists"][b]["pending"] and s["lists"][b]["pending"][-1]["to"] == w2["revision"]
+                           and s["lists"][a]["revision"] == wa["revision"] else None)(many_state(browser)),
+                  message="b's diffs kept and a followed meanwhile")
+    pending = st["lists"][b]["pending"]
+    assert pending[0]["from"] == reset_to, pending
+    assert st["lists"][b]["revision"] == 1 and st["lists"][b]["loading"]
+
+    browser.execute_script("window.__mf.many.rec.release[arguments[0]]()", b)
+    st = wait_many(browser, {b: w2["revision"]})
+    reason = "event" if mode == "events" else "gone"
+    ops = st["lists"][b]["ops"]
+    if gate == "after":  # the document is reset_to's: the kept diffs follow it
+        fetched = reset_to
+        want = [["reset", reset_to, reason]] + [op for d in pending for op in expected_ops(d)]
+    else:  # the document already has both writes: the kept diffs are dropped
+        fetched = w2["revision"]
+        want = [["reset", w2["revision"], reason]]
+    assert ops[1:] == want, ops
+    assert st["lists"][b]["resets"] == [{"id": b, "reason": reason, "from": 1, "to": fetched}]
+    assert st["lists"][b]["pending"] == []
+    assert same_document(st["lists"][b]["document"], server.doc(b))
+    assert st["lists"][a]["resets"] == [] and same_document(st["lists"][a]["document"], server.doc(a))
+    assert w1["revision"] == reset_to + 1
+
+
+def test_follow_many_failed_count_check_refetches_that_list_only(make_server, browser):
+    server, (a, b) = many_lists(make_server, browser, "ab", "ab", "ab")
+    browser.execute_script("window.__mf.many.rec.tamper[arguments[0]] = 1", a)
+    ra = server.patch(a, [{"op": "remove", "path": "/sections/0/items/0"}]).json()
+    rb = server.patch(b, [{"op": "remove", "path": "/sections/0/items/0"}]).json()
+    st = wait_many(browser, {a: ra["revision"], b: rb["revision"]})
+    assert st["lists"][a]["resets"] == [{"id": a, "reason": "check", "from": 1, "to": ra["revision"]}]
+    # Nothing of the bad diff reached a's target: only the initial load and the reset.
+    assert st["lists"][a]["ops"] == [["reset", 1, "initial"], ["reset", ra["revision"], "check"]]
+    assert same_document(st["lists"][a]["document"], server.doc(a))
+    assert st["lists"][b]["resets"] == []
+    assert st["lists"][b]["ops"] == [["reset", 1, "initial"]] + expected_ops(rb["diff"])
+    # a goes on with diffs after its refetch.
+    ra = server.patch(a, [{"op": "move", "from": "/sections/2", "path": "/sections/0"}]).json()
+    st = wait_many(browser, {a: ra["revision"]})
+    assert st["lists"][a]["ops"][2:] == expected_ops(ra["diff"])
+
+
+def test_follow_many_retries_network_errors_with_backoff(make_server, browser):
+    server, (a, b) = many_lists(make_server, browser, "ab", "ab", "ab")
+    t0 = time.monotonic()
+    browser.execute_script("const f = window.__mf.many; f.pause(); f.rec.fail = 4; f.resume()")
+    ra = server.patch(a, [{"op": "move", "from": "/sections/0", "path": "/sections/2"}]).json()
+    st = wait_many(browser, {a: ra["revision"], b: 1})
+    # Four failures of the one connection (network errors and 503s), reported without a list id, with backoff
+    # 100, 200, 400, 800 ms capped at 1 s, jittered.
+    assert [e[1] for e in st["errors"]] == [None] * 4, st["errors"]
+    assert "simulated network error" in st["errors"][0][0] and "HTTP 503" in st["errors"][1][0], st["errors"]
+    assert time.monotonic() - t0 >= 0.7
+    assert st["lists"][a]["resets"] == [] and st["lists"][b]["resets"] == []
+    assert st["lists"][a]["ops"][1:] == expected_ops(ra["diff"])
+    assert same_document(st["lists"][a]["document"], server.doc(a))
+    assert st["state"] == "live"

@@ -1,6 +1,7 @@
-// The live page: lists the lists, follows one through client.js and animates its changes (FLIP).
+// The live page: lists the lists, follows one through client.js and animates its changes (FLIP); `/?lists=a,b,c`
+// is a dashboard that follows several lists side by side over one connection (client.js's followMany).
 // Every piece of data reaches the DOM through textContent or attributes, never through innerHTML.
-import { ListFollower, diffSize } from "./client.js";
+import { ListFollower, ManyListFollower, diffSize } from "./client.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -24,7 +25,7 @@ const api = (path) => `/v1/lists${path}`;
 // ---------------------------------------------------------------------------
 // The lists on the left, refreshed every few seconds.
 
-const state = { listID: null, follower: null, lists: [], resets: [] };
+const state = { listID: null, follower: null, lists: [], resets: [], dashboard: null };
 
 async function refreshLists() {
   try {
@@ -63,13 +64,45 @@ function renderLists(more) {
 
 const content = new WeakMap(); // element -> JSON of what it shows, to spot updates
 
-function itemText(item) {
-  const m = item.model;
-  if (m && typeof m === "object" && typeof m.text === "string") return m.text;
-  if (typeof m === "string") return m;
-  if (m === null || m === undefined) return "";
-  return JSON.stringify(m);
+// An item's model as a person reads it: its `title`, `name` or `text` as the main text, the other members as
+// compact details ("key: value"), never raw JSON.
+const MAIN_KEYS = ["title", "name", "text"];
+const MAX_DETAILS = 6;
+const isMain = (v) => (typeof v === "string" && v.trim() !== "") || typeof v === "number";
+const blank = (v) => v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0)
+  || (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0);
+
+function clip(text, max = 80) {
+  const s = text.replace(/\s+/g, " ").trim();
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
+
+/** A JSON value in words: strings as they are (clipped), yes/no, lists joined, objects as "key: value; …". */
+function brief(v, depth = 0) {
+  if (v === null || v === undefined) return "–";
+  if (typeof v === "string") return clip(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (typeof v !== "object") return String(v);
+  if (depth >= 2) return Array.isArray(v) ? `${v.length} items` : "…";
+  if (Array.isArray(v)) {
+    const shown = v.slice(0, 5).map((x) => brief(x, depth + 1)).join(", ");
+    return v.length > 5 ? `${shown} +${v.length - 5} more` : shown;
+  }
+  const parts = Object.entries(v).filter(([, x]) => !blank(x)).map(([k, x]) => `${k}: ${brief(x, depth + 1)}`);
+  return clip(`(${parts.join("; ")})`, 120);
+}
+
+/** `{main, details: [[key, text]]}` for an item's model. */
+function readable(model) {
+  if (model === null || model === undefined) return { main: "", details: [] };
+  if (typeof model !== "object") return { main: brief(model), details: [] };
+  if (Array.isArray(model)) return { main: brief(model), details: [] };
+  const mainKey = MAIN_KEYS.find((k) => isMain(model[k]));
+  const details = Object.entries(model).filter(([k, v]) => k !== mainKey && !blank(v)).map(([k, v]) => [k, brief(v)]);
+  return { main: mainKey ? String(model[mainKey]) : "", details };
+}
+
+const itemText = (item) => readable(item.model).main;
 
 function fillItem(li, item) {
   const sig = JSON.stringify([item.type ?? null, item.cell ?? null, item.model ?? null]);
@@ -77,12 +110,13 @@ function fillItem(li, item) {
   const changed = content.has(li);
   content.set(li, sig);
   const meta = [item.cell, item.type].filter(Boolean).join(" · ");
-  const extra = item.model && typeof item.model === "object"
-    ? Object.entries(item.model).filter(([k]) => k !== "text").map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(", ")
-    : "";
+  const { main, details } = readable(item.model);
+  const shown = details.slice(0, MAX_DETAILS).map(([k, v]) =>
+    el("span", { class: "item-detail", "data-key": k }, el("span", { class: "detail-key", text: k }), el("span", { class: "detail-value", text: v })));
+  if (details.length > MAX_DETAILS) shown.push(el("span", { class: "item-detail more", text: `+${details.length - MAX_DETAILS} more` }));
   li.replaceChildren(
-    el("span", { class: "item-text", text: itemText(item) || "(no text)" }),
-    el("span", { class: "item-extra", text: extra }),
+    el("span", { class: main ? "item-text" : "item-text untitled", text: main || "(no text)" }),
+    el("span", { class: "item-details" }, ...shown),
     el("span", { class: "item-id", text: item.id, title: meta }),
   );
   return changed;
@@ -134,9 +168,21 @@ function flash(node, cls) {
   node.classList.add(cls);
 }
 
-/** Renders `doc` into #sections, reusing elements by id; `hints` marks what the diff inserted or updated. */
+/** Renders the single list view: `doc` into #sections, its section index and counts. */
 function render(doc, hints = null) {
-  const root = $("sections");
+  renderSections($("sections"), doc, hints, true);
+  renderIndex(doc);
+  $("section-count").textContent = String(doc.sections.length);
+  $("item-count").textContent = String(itemCount(doc));
+}
+
+const itemCount = (doc) => doc.sections.reduce((n, s) => n + (s.items ?? []).length, 0);
+
+/**
+ * Renders `doc`'s sections into `root`, reusing elements by id; `hints` marks what the diff inserted or updated.
+ * `anchors` gives sections the ids the section index jumps to (the single list view only).
+ */
+function renderSections(root, doc, hints, anchors) {
   const before = hints && !reduceMotion ? rects(root) : new Map();
   const oldSections = new Map([...root.querySelectorAll(":scope > [data-section-id]")].map((n) => [n.dataset.sectionId, n]));
   const oldItems = new Map([...root.querySelectorAll("[data-item-id]")].map((n) => [n.dataset.itemId, n]));
@@ -152,7 +198,7 @@ function render(doc, hints = null) {
       entering.push(sEl);
     }
     usedSections.add(sEl);
-    sEl.id = `section-${s}`;
+    if (anchors) sEl.id = `section-${s}`;
     if (fillHeader(sEl, section)) updated.push(sEl.querySelector(":scope > header"));
     if (root.children[s] !== sEl) root.insertBefore(sEl, root.children[s] ?? null);
     const ul = sEl.querySelector(":scope > ul");
@@ -177,9 +223,6 @@ function render(doc, hints = null) {
     for (const li of [...ul.children]) if (!usedItems.has(li)) li.remove();
   }
 
-  renderIndex(doc);
-  $("section-count").textContent = String(doc.sections.length);
-  $("item-count").textContent = String(doc.sections.reduce((n, s) => n + (s.items ?? []).length, 0));
   if (!hints || reduceMotion) return;
 
   // FLIP: every element that stayed plays from where it was to where it is; items net of their section's motion.
@@ -227,31 +270,24 @@ function renderIndex(doc) {
 
 // ---------------------------------------------------------------------------
 // The target client.js drives. It collects what a batch does, then renders the new document at endUpdates.
+// `holder()` is what holds the document and the last diff (a ListFollower, or a ManyListFollower's list);
+// `draw(doc, hints)` renders; `reset(doc)` shows a document fetched whole.
 
-function pageTarget(getFollower) {
+function pageTarget(holder, draw, reset = (doc) => draw(doc, null)) {
   let hints = null;
   return {
-    reset(doc) {
-      render(doc, null);
-      showRevision(doc.revision, null);
-    },
+    reset,
     beginUpdates() { hints = { moved: new Set() }; },
-    deleteSections() {},
-    insertSections() {},
-    moveSection() {},
-    deleteItems() {},
-    insertItems() {},
-    moveItem() {},
     endUpdates() {
-      const f = getFollower();
-      for (const m of f.lastDiff?.items?.moved ?? []) {
-        const item = f.document.sections[m.to[0]]?.items[m.to[1]];
+      const h = holder();
+      for (const m of h.lastDiff?.items?.moved ?? []) {
+        const item = h.document.sections[m.to[0]]?.items[m.to[1]];
         if (item) hints.moved.add(item.id);
       }
-      render(f.document, hints);
+      draw(h.document, hints);
     },
-    updateSectionHeaders() { render(getFollower().document, hints); },
-    reconfigureItems() { render(getFollower().document, hints); },
+    updateSectionHeaders() { draw(holder().document, hints); },
+    reconfigureItems() { draw(holder().document, hints); },
   };
 }
 
@@ -262,8 +298,8 @@ function showRevision(revision, diff) {
   $("diff-size").textContent = diff ? `${diffSize(diff)} ops (r${diff.from}→r${diff.to})` : "–";
 }
 
-function log(text, cls = "") {
-  const ol = $("log");
+/** Adds a line to a diff log (the list view's, or `ol`), newest first, keeping the last 60. */
+function log(text, cls = "", ol = $("log")) {
   ol.prepend(el("li", { class: cls, text: `${new Date().toLocaleTimeString()}  ${text}` }));
   while (ol.children.length > 60) ol.lastChild.remove();
 }
@@ -450,6 +486,7 @@ async function onTimeline(e) {
 // Opening a list.
 
 function open(id, push) {
+  closeDashboard();
   if (state.follower) state.follower.stop();
   state.listID = id;
   if (push) history.pushState({ list: id }, "", `/?list=${encodeURIComponent(id)}${mode === "events" ? "&mode=events" : ""}`);
@@ -466,7 +503,11 @@ function open(id, push) {
   $("timeline").replaceChildren();
   showRevision(null, null);
   let follower;
-  follower = new ListFollower("", id, pageTarget(() => follower), {
+  const target = pageTarget(() => follower, render, (doc) => {
+    render(doc, null);
+    showRevision(doc.revision, null);
+  });
+  follower = new ListFollower("", id, target, {
     mode,
     onLoad: (doc) => { log(`loaded revision ${doc.revision}`); loadHistory(); },
     onDiff: (diff) => {
@@ -489,6 +530,7 @@ function open(id, push) {
 }
 
 function close() {
+  closeDashboard();
   state.follower?.stop();
   state.follower = null;
   state.listID = null;
@@ -497,10 +539,152 @@ function close() {
   document.title = "ListDelta";
 }
 
-window.addEventListener("popstate", () => {
-  const id = new URLSearchParams(location.search).get("list");
-  if (id) open(id, false); else close();
+// ---------------------------------------------------------------------------
+// The dashboard (`/?lists=a,b,c`): several lists side by side, all followed over one connection.
+
+const LIST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const MAX_DASHBOARD = 100; // the server's maxListsPerRequest by default
+
+/** The list ids of a `lists=` parameter: comma-separated, valid ones only, each once. */
+function parseLists(text) {
+  const ids = (text ?? "").split(",").map((s) => s.trim()).filter((s) => LIST_ID.test(s));
+  return [...new Set(ids)].slice(0, MAX_DASHBOARD);
+}
+
+const dashboardURL = (ids) => `/?lists=${ids.map(encodeURIComponent).join(",")}${mode === "events" ? "&mode=events" : ""}`;
+
+function panelFor(id) {
+  return [...$("dashboard-grid").children].find((p) => p.dataset.dashList === id) ?? null;
+}
+
+function makePanel(id) {
+  const link = el("a", { href: `/?list=${encodeURIComponent(id)}`, class: "dash-title", text: id });
+  link.addEventListener("click", (e) => {
+    if (e.metaKey || e.ctrlKey || e.shiftKey) return;
+    e.preventDefault();
+    open(id, true);
+  });
+  return el("article", { class: "dash-panel", "data-dash-list": id, "data-list-revision": "", "data-list-state": "loading" },
+    el("header", { class: "dash-head" },
+      link,
+      el("span", { class: "dash-rev", text: "–" }),
+      el("span", { class: "dash-meta" }),
+      el("button", { type: "button", class: "dash-remove", "data-remove": id, "aria-label": `Stop following ${id}`, text: "×" })),
+    el("p", { class: "dash-missing muted", hidden: "", text: "No such list (yet): it appears here once it is created." }),
+    el("div", { class: "sections dash-sections" }));
+}
+
+/** Renders a list's panel: its document (FLIP-animated when `hints`), revision and counts. */
+function drawPanel(id, doc, hints) {
+  const panel = panelFor(id);
+  if (!panel) return;
+  renderSections(panel.querySelector(".dash-sections"), doc, hints, false);
+  panel.setAttribute("data-list-revision", String(doc.revision));
+  panel.querySelector(".dash-rev").textContent = `r${doc.revision}`;
+  panel.querySelector(".dash-meta").textContent = doc.revision === 0 ? "" : `${doc.sections.length} sec · ${itemCount(doc)} items`;
+  panel.querySelector(".dash-missing").hidden = doc.revision !== 0;
+}
+
+function dashboardStatus() {
+  const d = state.dashboard;
+  if (!d) return;
+  const n = d.lists.size;
+  $("status").textContent = `${mode === "events" ? "events" : "long poll"} · ${d.state} · ${n} list${n === 1 ? "" : "s"} over 1 connection`;
+  $("dash-count").textContent = String(n);
+}
+
+function followInDashboard(id) {
+  const follower = state.dashboard;
+  $("dashboard-grid").append(makePanel(id));
+  return follower.add(id, pageTarget(() => follower.get(id), (doc, hints) => drawPanel(id, doc, hints)));
+}
+
+function openDashboard(ids, push) {
+  if (state.follower) state.follower.stop();
+  state.follower = null;
+  state.listID = null;
+  closeDashboard();
+  if (push) history.pushState({ lists: ids }, "", dashboardURL(ids));
+  for (const li of $("lists").children) li.classList.remove("current");
+  $("welcome").hidden = true;
+  $("viewer").hidden = true;
+  $("dashboard").hidden = false;
+  $("dashboard-grid").replaceChildren();
+  $("dash-log").replaceChildren();
+  document.title = `${ids.length} lists · ListDelta`;
+  const follower = new ManyListFollower("", {}, {
+    mode,
+    onDiff: (diff, doc, id) => dashLog(`${id}: r${diff.from} → r${diff.to}: ${describe(diff)}`),
+    onReset: (info, id) => {
+      state.resets.push({ id, reason: info.reason, detail: info.detail, from: info.from, to: info.document.revision });
+      dashLog(`${id}: reset (${info.reason}) → revision ${info.document.revision}`, "reset");
+    },
+    onError: (error, ms, id) => dashLog(`${id ?? "connection"}: ${error.message ?? error}; retrying in ${(ms / 1000).toFixed(1)} s`, "error"),
+    onState: (s, id) => {
+      if (id === null) return dashboardStatus();
+      panelFor(id)?.setAttribute("data-list-state", s);
+    },
+  });
+  state.dashboard = follower;
+  for (const id of ids) followInDashboard(id);
+  follower.start();
+  if (state.paused) follower.pause();
+  dashboardStatus();
+}
+
+function closeDashboard() {
+  state.dashboard?.stop();
+  state.dashboard = null;
+  $("dashboard").hidden = true;
+  $("dashboard-grid").replaceChildren();
+}
+
+function dashboardIDs() {
+  return state.dashboard ? state.dashboard.ids : [];
+}
+
+const dashLog = (text, cls = "") => log(text, cls, $("dash-log"));
+
+function addToDashboard(id) {
+  if (!state.dashboard || !LIST_ID.test(id) || state.dashboard.get(id)) return;
+  if (dashboardIDs().length >= MAX_DASHBOARD) return dashLog(`at most ${MAX_DASHBOARD} lists over one connection`, "error");
+  followInDashboard(id);
+  history.replaceState({ lists: dashboardIDs() }, "", dashboardURL(dashboardIDs()));
+  dashboardStatus();
+}
+
+function removeFromDashboard(id) {
+  if (!state.dashboard?.remove(id)) return;
+  panelFor(id)?.remove();
+  history.replaceState({ lists: dashboardIDs() }, "", dashboardURL(dashboardIDs()));
+  dashboardStatus();
+}
+
+$("dashboard-grid").addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-remove]");
+  if (button) removeFromDashboard(button.dataset.remove);
 });
+$("dash-add").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = $("dash-add-id");
+  addToDashboard(input.value.trim());
+  input.value = "";
+});
+$("open-dashboard").addEventListener("click", () => {
+  const ids = state.lists.slice(0, 12).map((l) => l.id);
+  if (ids.length) openDashboard(ids, true);
+});
+
+function route() {
+  const p = new URLSearchParams(location.search);
+  const many = p.get("lists");
+  const id = p.get("list");
+  if (many !== null) openDashboard(parseLists(many), false);
+  else if (id) open(id, false);
+  else close();
+}
+
+window.addEventListener("popstate", route);
 
 // ---------------------------------------------------------------------------
 // The panel: random changes written over the API.
@@ -674,14 +858,19 @@ $("history-more").addEventListener("click", () => loadHistory(true));
 
 window.listdelta = {
   get follower() { return state.follower; },
+  /** The dashboard's ManyListFollower, or null. */
+  get dashboard() { return state.dashboard; },
   get resets() { return state.resets; },
   get paused() { return !!state.paused; },
   /** The panel action being written, or null. */
   get busy() { return state.busy ?? null; },
   /** Stops asking the server for changes (aborting the request in flight) until resume(). */
-  pause() { state.paused = true; state.follower?.pause(); },
-  resume() { state.paused = false; state.follower?.resume(); },
+  pause() { state.paused = true; state.follower?.pause(); state.dashboard?.pause(); },
+  resume() { state.paused = false; state.follower?.resume(); state.dashboard?.resume(); },
   open: (id) => open(id, true),
+  openDashboard: (ids) => openDashboard(ids, true),
+  addToDashboard,
+  removeFromDashboard,
   /** Reloads the history panel's first page. */
   loadHistory: () => loadHistory(),
   write,
@@ -689,5 +878,4 @@ window.listdelta = {
 
 refreshLists();
 setInterval(refreshLists, 3000);
-const initial = params.get("list");
-if (initial) open(initial, false);
+route();

@@ -21,7 +21,16 @@
 // follower fetches the document again, calls `target.reset(document, reason)` and `options.onReset(info)`.
 // Network errors and other failed requests are retried with capped exponential backoff and jitter (each delay
 // is half the capped delay plus a random part of the other half).
-// Followers are independent: follow as many lists as you like.
+// Followers are independent: follow as many lists as you like. But each holds a connection of its own, and a
+// browser opens at most six HTTP/1.1 connections to a host: to follow several lists, use one connection for all:
+//
+//   import { followMany } from "/client.js";
+//   const many = followMany("", { inbox: inboxTarget, today: todayTarget }, { mode: "events" });
+//   many.add("later", laterTarget);  many.remove("today");  many.get("inbox").document;
+//
+// A ManyListFollower long-polls GET /v1/diffs?lists=inbox:7,today:3 (or streams GET /v1/events?lists=...) and
+// treats every list as a ListFollower would (counts checked, target driven, refetch on a reset or a bad diff);
+// its callbacks get the list id as their last argument. See ManyListFollower below.
 //
 // History and undo: `fetchHistory(baseURL, listID, {before, limit})` reads a page of the list's revisions
 // (newest first, with commit times, the write that made each one and the size of its diff), and
@@ -220,28 +229,78 @@ const sleep = (ms, signal) =>
     signal?.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
   });
 
+/** Resolves once any of `signals` is aborted. */
+const aborted = (...signals) =>
+  new Promise((resolve) => {
+    for (const s of signals) {
+      if (s.aborted) return resolve();
+      s.addEventListener("abort", resolve, { once: true });
+    }
+  });
+
+const listURL = (baseURL, listID) => `${String(baseURL ?? "").replace(/\/+$/, "")}/v1/lists/${encodeURIComponent(listID)}`;
+
+/** A list id as the API takes it in a path or in `lists=`. */
+const LIST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** What a follower holds for a list that does not exist (a 404, or a reset to revision 0). */
+const emptyDocument = (id) => ({ id, revision: 0, sections: [] });
+
 /**
- * Follows one list. `options`:
- * - `mode`: "poll" (default, long poll) or "events" (EventSource);
- * - `wait`: long-poll seconds (default 25; the server caps it);
- * - `backoff`: `{initial: 500, max: 15000}` milliseconds (capped exponential, with jitter);
- * - `headers`: extra request headers (poll mode); `fetch`: a fetch function;
- * - callbacks: `onLoad(document)`, `onDiff(diff, document)`, `onReset({reason, detail, from, document})`,
- *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "retrying" | "paused" | "stopped".
+ * Applies `diff` to what `holder` ({document, revision, lastDiff, target}) holds and drives its target; null when
+ * done, else why the holder must fetch its document again ({reason, detail}: "mismatch", "check" or "target").
  */
-export class ListFollower {
-  constructor(baseURL, listID, target = {}, options = {}) {
+function advance(holder, diff) {
+  if (diff.from !== holder.revision) {
+    return { reason: "mismatch", detail: `diff from ${diff.from}, holding ${holder.revision}` };
+  }
+  let next;
+  try {
+    next = applyBatchDiff(holder.document, diff);
+  } catch (error) {
+    return { reason: "check", detail: error.message };
+  }
+  const previous = holder.document;
+  holder.document = next;
+  holder.revision = next.revision;
+  holder.lastDiff = diff;
+  try {
+    performBatchDiff(diff, holder.target);
+  } catch (error) {
+    holder.document = previous;
+    holder.revision = previous.revision;
+    return { reason: "target", detail: String(error?.message ?? error) };
+  }
+  return null;
+}
+
+/** Capped exponential backoff with jitter: each delay is half the capped delay plus a random part of the other half. */
+class Backoff {
+  constructor({ initial = 500, max = 15000 } = {}) {
+    this.initial = initial;
+    this.max = max;
+    this.attempt = 0;
+  }
+
+  next() {
+    const cap = Math.min(this.max, this.initial * 2 ** this.attempt);
+    this.attempt = Math.min(this.attempt + 1, 30);
+    return Math.round(cap / 2 + (Math.random() * cap) / 2);
+  }
+
+  reset() {
+    this.attempt = 0;
+  }
+}
+
+/** What ListFollower and ManyListFollower share: start/stop/pause, requests, retries, long polls, event streams. */
+class Follower {
+  constructor(baseURL, options = {}) {
     this.baseURL = String(baseURL ?? "").replace(/\/+$/, "");
-    this.listID = listID;
-    this.target = target;
     this.options = { mode: "poll", wait: 25, ...options };
     this.backoff = { initial: 500, max: 15000, ...(options.backoff ?? {}) };
-    this.document = null;
-    this.revision = null;
-    this.lastDiff = null;
     this.state = "idle";
-    this.resets = 0;
-    this._attempt = 0;
+    this._backoff = new Backoff(this.backoff);
     this._running = false;
     this._paused = false;
     this._abort = null;
@@ -249,21 +308,7 @@ export class ListFollower {
     this._loop = null;
   }
 
-  get url() {
-    return `${this.baseURL}/v1/lists/${encodeURIComponent(this.listID)}`;
-  }
-
-  /** A page of this list's history (see `fetchHistory`). */
-  history(options = {}) {
-    return fetchHistory(this.baseURL, this.listID, options);
-  }
-
-  /** Reverts the list to revision `to`, on condition that it still is at the revision this follower shows. */
-  revert(to, options = {}) {
-    return revert(this.baseURL, this.listID, to, { ifMatch: this.revision, ...options });
-  }
-
-  /** Loads the document and starts following; resolves once the first document is shown. */
+  /** Loads and starts following; resolves once the first document (every list's, for many) is held. */
   start() {
     if (this._running) return this._ready;
     this._running = true;
@@ -287,7 +332,7 @@ export class ListFollower {
     this._setState("paused");
   }
 
-  /** Asks for changes again, from the revision held. */
+  /** Asks for changes again, from the revisions held. */
   resume() {
     if (!this._paused) return;
     this._paused = false;
@@ -301,10 +346,21 @@ export class ListFollower {
     this._source = null;
   }
 
+  // A new run's abort signal (pause and stop abort it).
+  _begin() {
+    const abort = new AbortController();
+    this._abort = abort;
+    return abort.signal;
+  }
+
+  _alive(signal) {
+    return this._running && !this._paused && !signal?.aborted;
+  }
+
   _setState(state) {
     if (this.state === state) return;
     this.state = state;
-    this.options.onState?.(state);
+    this.options.onState?.(state, this.listID ?? null);
   }
 
   _fetch(url, init) {
@@ -312,24 +368,132 @@ export class ListFollower {
     return f(url, init);
   }
 
-  _delay() {
-    const cap = Math.min(this.backoff.max, this.backoff.initial * 2 ** this._attempt);
-    this._attempt = Math.min(this._attempt + 1, 30);
-    return Math.round(cap / 2 + (Math.random() * cap) / 2);
+  _get(url, init = {}) {
+    return this._fetch(url, {
+      headers: { Accept: "application/json", ...(this.options.headers ?? {}) },
+      cache: "no-store",
+      ...init,
+    });
   }
 
-  async _retry(error, signal) {
-    const ms = this._delay();
-    this._setState("retrying");
-    this.options.onError?.(error, ms);
+  /** The document at `url`; throws an HTTPError for any answer but 200. */
+  async _getDocument(url, signal) {
+    const res = await this._get(url, { signal });
+    if (!res.ok) throw new HTTPError(res.status, await res.text().catch(() => ""));
+    return res.json();
+  }
+
+  /** A long poll (`url` has a query; `&wait=` is added), given up after `wait` + 15 s or when a signal aborts. */
+  async _longPoll(url, ...signals) {
+    const wait = this.options.wait;
+    const timeout = new AbortController();
+    const stop = () => timeout.abort();
+    for (const s of signals) {
+      if (s.aborted) stop();
+      s.addEventListener("abort", stop, { once: true });
+    }
+    const timer = setTimeout(stop, (wait + 15) * 1000);
+    try {
+      return await this._get(`${url}&wait=${wait}`, { signal: timeout.signal });
+    } finally {
+      clearTimeout(timer);
+      for (const s of signals) s.removeEventListener("abort", stop);
+    }
+  }
+
+  /** Reports `error`, waits the next backoff delay (the list's own for a list's document, else the connection's). */
+  async _retry(error, signal, list = null) {
+    const ms = (list ? list.backoff : this._backoff).next();
+    this._retrying(list);
+    this.options.onError?.(error, ms, list ? list.id : this.listID ?? null);
     await sleep(ms, signal);
   }
 
+  _retrying() {
+    this._setState("retrying");
+  }
+
+  /** Runs `attempt` until it returns (→ {value}) or `alive()` turns false (→ null), with backoff between failures. */
+  async _persist(attempt, signal, list = null, alive = () => this._alive(signal)) {
+    while (alive()) {
+      try {
+        return { value: await attempt() };
+      } catch (error) {
+        if (!alive()) break;
+        await this._retry(error, signal, list);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Opens an EventSource on `url` as this follower's one stream. `handlers` maps event names to
+   * `(data, broken)`; `broken(error)` (also called when the connection fails) closes the stream, waits the
+   * backoff delay and calls `reopen()` unless another stream was opened meanwhile. Returns the source.
+   */
+  _stream(url, signal, handlers, reopen) {
+    const source = new EventSource(url);
+    this._source = source;
+    const current = () => this._source === source;
+    const broken = async (error) => {
+      source.close();
+      if (!current()) return;
+      this._source = null;
+      await this._retry(error, signal);
+      if (this._alive(signal) && this._source === null) reopen();
+    };
+    source.addEventListener("open", () => {
+      if (!current()) return;
+      this._backoff.reset();
+      this._setState("live");
+    });
+    // Take reconnection into our own hands: backoff with jitter, from the revisions held.
+    source.addEventListener("error", () => { if (current()) broken(new Error("event stream interrupted")); });
+    for (const [name, handle] of Object.entries(handlers)) {
+      source.addEventListener(name, (event) => { if (current()) handle(event.data, broken); });
+    }
+    return source;
+  }
+}
+
+/**
+ * Follows one list. `options`:
+ * - `mode`: "poll" (default, long poll) or "events" (EventSource);
+ * - `wait`: long-poll seconds (default 25; the server caps it);
+ * - `backoff`: `{initial: 500, max: 15000}` milliseconds (capped exponential, with jitter);
+ * - `headers`: extra request headers (poll mode); `fetch`: a fetch function;
+ * - callbacks: `onLoad(document)`, `onDiff(diff, document)`, `onReset({reason, detail, from, document})`,
+ *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "retrying" | "paused" | "stopped".
+ *   (Each callback also gets the list id as a last argument, as ManyListFollower's do.)
+ */
+export class ListFollower extends Follower {
+  constructor(baseURL, listID, target = {}, options = {}) {
+    super(baseURL, options);
+    this.listID = listID;
+    this.target = target;
+    this.document = null;
+    this.revision = null;
+    this.lastDiff = null;
+    this.resets = 0;
+  }
+
+  get url() {
+    return listURL(this.baseURL, this.listID);
+  }
+
+  /** A page of this list's history (see `fetchHistory`). */
+  history(options = {}) {
+    return fetchHistory(this.baseURL, this.listID, options);
+  }
+
+  /** Reverts the list to revision `to`, on condition that it still is at the revision this follower shows. */
+  revert(to, options = {}) {
+    return revert(this.baseURL, this.listID, to, { ifMatch: this.revision, ...options });
+  }
+
   async _run() {
-    const abort = new AbortController();
-    this._abort = abort;
-    const signal = abort.signal;
-    const alive = () => this._running && !this._paused && !signal.aborted;
+    const signal = this._begin();
+    const alive = () => this._alive(signal);
     try {
       if (this.document === null) {
         if (!(await this._load(signal, "initial"))) return;
@@ -337,35 +501,23 @@ export class ListFollower {
       if (this.options.mode === "events") return this._openEvents(signal);
       while (alive()) {
         let res;
-        const wait = this.options.wait;
-        const timeout = new AbortController();
-        const onAbort = () => timeout.abort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        const timer = setTimeout(() => timeout.abort(), (wait + 15) * 1000);
         try {
-          res = await this._fetch(`${this.url}/diff?from=${this.revision}&wait=${wait}`, {
-            headers: { Accept: "application/json", ...(this.options.headers ?? {}) },
-            signal: timeout.signal,
-            cache: "no-store",
-          });
+          res = await this._longPoll(`${this.url}/diff?from=${this.revision}`, signal);
         } catch (error) {
           if (!alive()) return;
           await this._retry(error, signal);
           continue;
-        } finally {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", onAbort);
         }
         if (!alive()) return;
         if (res.status === 410) {
           const body = await res.json().catch(() => ({}));
-          await this._reset("gone", `revision ${this.revision} is gone (current ${body.current})`, signal);
+          await this._load(signal, "gone", `revision ${this.revision} is gone (current ${body.current})`);
           continue;
         }
         if (!res.ok) {
           const body = await res.text().catch(() => "");
           await this._retry(new HTTPError(res.status, body), signal);
-          if (res.status === 404 && alive()) await this._reset("missing", "the list was not found", signal);
+          if (res.status === 404 && alive()) await this._load(signal, "missing", "the list was not found");
           continue;
         }
         let diff;
@@ -377,15 +529,15 @@ export class ListFollower {
           continue;
         }
         if (!alive()) return;
-        this._attempt = 0;
+        this._backoff.reset();
         this._setState("live");
-        if (!this._applyOrReset(diff)) await this._reset(this._failure.reason, this._failure.detail, signal);
+        if (!this._applyOrReset(diff)) await this._load(signal, this._failure.reason, this._failure.detail);
       }
     } catch (error) {
       // A target or callback threw outside the guarded paths: wait, then start over from the document.
-      if (!this._running || this._paused || signal.aborted) return;
+      if (!alive()) return;
       await this._retry(error, signal);
-      if (this._running && !this._paused && !signal.aborted) {
+      if (alive()) {
         this.document = null;
         this._loop = this._run();
       }
@@ -395,118 +547,395 @@ export class ListFollower {
   // Applies `diff` and drives the target; false (with this._failure) when it has to reset instead.
   _applyOrReset(diff) {
     if (diff.from === diff.to && diffSize(diff) === 0) return true; // a long poll that timed out
-    if (diff.from !== this.revision) {
-      this._failure = { reason: "mismatch", detail: `diff from ${diff.from}, holding ${this.revision}` };
-      return false;
-    }
-    let next;
-    try {
-      next = applyBatchDiff(this.document, diff);
-    } catch (error) {
-      this._failure = { reason: "check", detail: error.message };
-      return false;
-    }
-    const previous = this.document;
-    this.document = next;
-    this.revision = next.revision;
-    this.lastDiff = diff;
-    try {
-      performBatchDiff(diff, this.target);
-    } catch (error) {
-      this.document = previous;
-      this._failure = { reason: "target", detail: String(error?.message ?? error) };
-      return false;
-    }
-    this.options.onDiff?.(diff, next);
+    this._failure = advance(this, diff);
+    if (this._failure) return false;
+    this.options.onDiff?.(diff, this.document, this.listID);
     return true;
   }
 
   // Fetches the document until it succeeds (or the follower stops); true when loaded.
   async _load(signal, reason, detail) {
     this._setState("loading");
-    while (this._running && !this._paused && !signal.aborted) {
-      let res;
-      try {
-        res = await this._fetch(this.url, {
-          headers: { Accept: "application/json", ...(this.options.headers ?? {}) },
-          signal,
-          cache: "no-store",
-        });
-        if (!res.ok) throw new HTTPError(res.status, await res.text().catch(() => ""));
-        const document = await res.json();
-        if (signal.aborted) return false;
-        const from = this.revision;
-        this.document = document;
-        this.revision = document.revision;
-        this.lastDiff = null;
-        this._attempt = 0;
-        this._setState("live");
-        this.target?.reset?.(document, reason);
-        if (reason === "initial") {
-          this.options.onLoad?.(document);
-        } else {
-          this.resets += 1;
-          this.options.onReset?.({ reason, detail, from, document });
-        }
-        this._resolveReady?.(document);
-        this._resolveReady = null;
-        return true;
-      } catch (error) {
-        if (!this._running || this._paused || signal.aborted) return false;
-        await this._retry(error, signal);
+    const done = await this._persist(async () => {
+      const document = await this._getDocument(this.url, signal);
+      if (signal.aborted) return false;
+      const from = this.revision;
+      this.document = document;
+      this.revision = document.revision;
+      this.lastDiff = null;
+      this._backoff.reset();
+      this._setState("live");
+      this.target?.reset?.(document, reason);
+      if (reason === "initial") {
+        this.options.onLoad?.(document, this.listID);
+      } else {
+        this.resets += 1;
+        this.options.onReset?.({ reason, detail, from, document }, this.listID);
       }
-    }
-    return false;
-  }
-
-  _reset(reason, detail, signal) {
-    return this._load(signal, reason, detail);
+      this._resolveReady?.(document);
+      this._resolveReady = null;
+      return true;
+    }, signal);
+    return done?.value === true;
   }
 
   _openEvents(signal) {
-    if (!this._running || this._paused || signal.aborted) return;
-    const source = new EventSource(`${this.url}/events?from=${this.revision}`);
-    this._source = source;
+    if (!this._alive(signal)) return;
+    let source = null;
     const restart = async (reason, detail) => {
       source.close();
       if (this._source === source) this._source = null;
-      if (reason) {
-        if (!(await this._reset(reason, detail, signal))) return;
-      }
+      if (!(await this._load(signal, reason, detail))) return;
       this._openEvents(signal);
     };
-    source.addEventListener("open", () => {
-      this._attempt = 0;
-      this._setState("live");
-    });
-    source.addEventListener("diff", (event) => {
-      if (this._source !== source) return;
-      let diff;
-      try {
-        diff = JSON.parse(event.data);
-      } catch (error) {
-        return void restart("check", `unreadable event: ${error.message}`);
-      }
-      if (!this._applyOrReset(diff)) restart(this._failure.reason, this._failure.detail);
-    });
-    source.addEventListener("reset", (event) => {
-      if (this._source !== source) return;
-      let current = null;
-      try { current = JSON.parse(event.data).current; } catch { /* keep null */ }
-      restart("event", `event: reset (current ${current})`);
-    });
-    source.addEventListener("error", async () => {
-      if (this._source !== source) return;
-      // Take reconnection into our own hands: backoff with jitter, from the revision held.
-      source.close();
-      this._source = null;
-      await this._retry(new Error("event stream interrupted"), signal);
-      if (this._running && !this._paused && !signal.aborted) this._openEvents(signal);
-    });
+    source = this._stream(`${this.url}/events?from=${this.revision}`, signal, {
+      diff: (data) => {
+        let diff;
+        try {
+          diff = JSON.parse(data);
+        } catch (error) {
+          return void restart("check", `unreadable event: ${error.message}`);
+        }
+        if (!this._applyOrReset(diff)) restart(this._failure.reason, this._failure.detail);
+      },
+      reset: (data) => {
+        let current = null;
+        try { current = JSON.parse(data).current; } catch { /* keep null */ }
+        restart("event", `event: reset (current ${current})`);
+      },
+    }, () => this._openEvents(signal));
   }
 }
 
-const listURL = (baseURL, listID) => `${String(baseURL ?? "").replace(/\/+$/, "")}/v1/lists/${encodeURIComponent(listID)}`;
+/**
+ * Follows many lists over one connection: one long poll (GET /v1/diffs?lists=a:5,b:0&wait=S, the default) or one
+ * event stream (`mode: "events"`, GET /v1/events?lists=a:5,b:0) for the whole set, at most the server's
+ * `maxListsPerRequest` (100) lists. `targets` maps list ids to targets (a plain object, a Map, or an array of ids
+ * or of [id, target] pairs); every list is followed as ListFollower follows one, with the same target protocol.
+ *
+ * - Start: each list's document is fetched (GET /v1/lists/{id}); a 404 holds the list at revision 0 with an empty
+ *   document (`{id, revision: 0, sections: []}`), so its creation arrives as a diff from 0. The connection opens
+ *   once every list has been tried; a list whose document loads later joins by a reconnect.
+ * - Per list: `counts` are checked and the diff applied before the target sees it; a diff that does not fit, a
+ *   target that throws or a reset (`event: reset` / an entry of `resets`, the list deleted or its revision not
+ *   served) fetches that list's document again, the others go on. While the fetch is out, that list's diffs are
+ *   kept; then those whose `to` is at most the revision fetched are dropped and the rest applied in order.
+ *   A reset to revision 0 (the list deleted) needs no fetch: the list holds the empty document.
+ * - `add(listID, target)` fetches the list's document, then reconnects with the larger set; `remove(listID)`
+ *   reconnects without it. The other lists keep their documents: the new connection asks from their revisions.
+ * - Network errors and failed requests are retried with capped exponential backoff and jitter, as ListFollower's.
+ *
+ * `options` are ListFollower's; every callback gets the list id as its last argument: `onLoad(document, id)`,
+ * `onDiff(diff, document, id)`, `onReset({id, reason, detail, from, document}, id)` with reason "deleted" (reset to
+ * 0), "event" (event stream) or "gone" (long poll) for a reset, "check", "mismatch" or "target" for a diff that did
+ * not fit, `onError(error, retryInMs, id)` (id null for the connection), `onState(state, id)` for each list
+ * ("loading" or "retrying" while its document is fetched, else the connection's state) and with id null for the
+ * connection itself. `follower.get(id)` is a list's `{id, document, revision, lastDiff, state, resets}`;
+ * `follower.documents` maps ids to documents.
+ */
+export class ManyListFollower extends Follower {
+  constructor(baseURL, targets = {}, options = {}) {
+    super(baseURL, options);
+    this.lists = new Map();
+    for (const [id, target] of targetEntries(targets)) if (!this.lists.has(id)) this.lists.set(id, this._list(id, target));
+    this._signal = null;
+    this._connected = false;
+    this._openKey = null;
+    this._wake = null;
+  }
+
+  /** The ids followed, in the order of the connection's `lists`. */
+  get ids() {
+    return [...this.lists.keys()];
+  }
+
+  /** `{listID: document}` (null for a list whose document has not loaded yet). */
+  get documents() {
+    return Object.fromEntries([...this.lists].map(([id, list]) => [id, list.document]));
+  }
+
+  /** `{listID: revision}` (0 for a list that does not exist). */
+  get revisions() {
+    return Object.fromEntries([...this.lists].map(([id, list]) => [id, list.revision]));
+  }
+
+  /** What the follower holds for `listID`, or null when it does not follow it. */
+  get(listID) {
+    return this.lists.get(listID) ?? null;
+  }
+
+  /**
+   * Follows `listID` too (nothing changes when it already does); resolves with its document once loaded, when it
+   * joins the connection.
+   */
+  add(listID, target = {}) {
+    const known = this.lists.get(listID);
+    if (known) return known.ready;
+    const list = this._list(listID, target);
+    this.lists.set(listID, list);
+    if (this._alive(this._signal)) this._load(list, "initial", undefined, this._signal);
+    return list.ready;
+  }
+
+  /** Stops following `listID` (the others go on); false when it was not followed. */
+  remove(listID) {
+    const list = this.lists.get(listID);
+    if (!list) return false;
+    this.lists.delete(listID);
+    list.pending = [];
+    list.state = "stopped";
+    this._reconnect();
+    return true;
+  }
+
+  _list(id, target) {
+    if (typeof id !== "string" || !LIST_ID.test(id)) throw new TypeError(`not a list id: ${JSON.stringify(id)}`);
+    const list = {
+      id, target, document: null, revision: null, lastDiff: null, state: "idle", resets: 0,
+      cursor: null, // the revision the connection has reached for this list (diffs come from there)
+      pending: [], // diffs that arrived while the document was being fetched
+      loading: null, // {signal} while the document is being fetched
+      loadState: "loading",
+      epoch: 0, // +1 at every reset: a document asked for before it is not taken
+      stale: null, // {reason, detail} of a fetch still to do
+      backoff: new Backoff(this.backoff),
+    };
+    list.ready = new Promise((resolve) => { list.resolveReady = resolve; });
+    return list;
+  }
+
+  _setState(state) {
+    super._setState(state);
+    for (const list of this.lists.values()) this._syncList(list);
+  }
+
+  _retrying(list) {
+    if (!list) return super._retrying();
+    list.loadState = "retrying";
+    this._syncList(list);
+  }
+
+  _syncList(list) {
+    const state = list.loading && this._alive(this._signal) ? list.loadState : this.state;
+    if (list.state === state || this.lists.get(list.id) !== list) return;
+    list.state = state;
+    this.options.onState?.(state, list.id);
+  }
+
+  // The connection's `lists` entries: every list whose document has loaded once, from the revision it holds (or,
+  // while its document is fetched, from where the connection is).
+  _entries() {
+    const out = [];
+    for (const list of this.lists.values()) {
+      if (list.document !== null) out.push(`${list.id}:${list.loading ? list.cursor : list.revision}`);
+    }
+    return out;
+  }
+
+  _key(entries) {
+    return entries.map((e) => e.slice(0, e.lastIndexOf(":"))).join(",");
+  }
+
+  async _run() {
+    const signal = this._begin();
+    this._signal = signal;
+    this._connected = false;
+    this._setState("loading");
+    const first = [];
+    for (const list of this.lists.values()) {
+      if (list.document === null) first.push(new Promise((tried) => this._load(list, "initial", undefined, signal, tried)));
+      else if (list.stale) this._load(list, list.stale.reason, list.stale.detail, signal);
+    }
+    await Promise.all(first);
+    if (!this._alive(signal)) return;
+    this._checkReady();
+    this._connected = true;
+    this._setState("live");
+    if (this.options.mode === "events") this._openEvents(signal);
+    else await this._poll(signal);
+  }
+
+  // Resolves start()'s promise once every list's document is held.
+  _checkReady() {
+    if (!this._resolveReady || [...this.lists.values()].some((l) => l.document === null)) return;
+    this._resolveReady(this.documents);
+    this._resolveReady = null;
+  }
+
+  // Reconnects when the set of lists to follow is not the one the connection follows.
+  _reconnect() {
+    if (!this._connected || !this._alive(this._signal)) return;
+    if (this._key(this._entries()) === this._openKey) return;
+    if (this.options.mode === "events") {
+      this._source?.close();
+      this._source = null;
+      this._openEvents(this._signal);
+    } else {
+      this._wake?.abort();
+    }
+  }
+
+  async _poll(signal) {
+    while (this._alive(signal)) {
+      const wake = new AbortController();
+      this._wake = wake;
+      const entries = this._entries();
+      this._openKey = this._key(entries);
+      if (!entries.length) {
+        await aborted(signal, wake.signal); // nothing to follow until add()
+        continue;
+      }
+      let body;
+      try {
+        const res = await this._longPoll(`${this.baseURL}/v1/diffs?lists=${entries.join(",")}`, signal, wake.signal);
+        if (!res.ok) throw new HTTPError(res.status, await res.text().catch(() => ""));
+        body = await res.json();
+      } catch (error) {
+        if (!this._alive(signal)) return;
+        if (wake.signal.aborted) continue; // add() or remove(): ask again for the new set
+        await this._retry(error, signal);
+        continue;
+      }
+      if (!this._alive(signal)) return;
+      this._backoff.reset();
+      this._setState("live");
+      for (const reset of body?.resets ?? []) this._receive("reset", reset);
+      for (const diff of body?.diffs ?? []) this._receive("diff", diff);
+    }
+  }
+
+  _openEvents(signal) {
+    if (!this._alive(signal)) return;
+    const entries = this._entries();
+    this._openKey = this._key(entries);
+    if (!entries.length) return; // nothing to follow until add()
+    const handle = (kind) => (data, broken) => {
+      let body;
+      try {
+        body = JSON.parse(data);
+      } catch (error) {
+        return void broken(new Error(`unreadable event: ${error.message}`));
+      }
+      this._receive(kind, body);
+    };
+    this._stream(`${this.baseURL}/v1/events?lists=${entries.join(",")}`, signal,
+      { diff: handle("diff"), reset: handle("reset") }, () => this._openEvents(signal));
+  }
+
+  // One diff or reset from the connection.
+  _receive(kind, body) {
+    const list = this.lists.get(body?.id);
+    if (!list || list.document === null) return;
+    try {
+      if (kind === "reset") return this._reset(list, body.current);
+      if (Number.isInteger(body.to)) list.cursor = body.to;
+      this._diff(list, body);
+    } catch (error) {
+      // A target or callback threw: show this list from its document again.
+      this._refetch(list, "target", String(error?.message ?? error));
+    }
+  }
+
+  _diff(list, diff) {
+    if (list.loading) {
+      // Kept for when the document is in; a long outage keeps the newest (a gap then shows as a mismatch).
+      if (list.pending.length >= 1000) list.pending.shift();
+      return void list.pending.push(diff);
+    }
+    if (diff.to <= list.revision) return; // the document fetched already holds it
+    const failure = advance(list, diff);
+    if (failure) return this._refetch(list, failure.reason, failure.detail);
+    this.options.onDiff?.(diff, list.document, list.id);
+  }
+
+  _reset(list, current) {
+    list.epoch += 1;
+    list.pending = [];
+    list.cursor = current;
+    const reason = current === 0 ? "deleted" : this.options.mode === "events" ? "event" : "gone";
+    const detail = `reset: the list is at revision ${current}`;
+    if (current === 0 && !list.loading) {
+      if (list.revision !== 0) this._settle(list, emptyDocument(list.id), reason, detail);
+      return;
+    }
+    this._refetch(list, reason, detail);
+  }
+
+  _refetch(list, reason, detail) {
+    if (this._alive(this._signal)) this._load(list, reason, detail, this._signal);
+    else list.stale = { reason, detail };
+  }
+
+  // Fetches `list`'s document until it is had (or the list is dropped, or the follower stops); `tried()` is called
+  // once the first attempt is over, however it went.
+  _load(list, reason, detail, signal, tried = () => {}) {
+    if (list.loading?.signal === signal) {
+      tried();
+      return;
+    }
+    const loading = { signal };
+    list.loading = loading;
+    list.loadState = "loading";
+    list.stale = { reason, detail };
+    this._syncList(list);
+    const alive = () => this._alive(signal) && this.lists.get(list.id) === list;
+    const url = listURL(this.baseURL, list.id);
+    const attempt = async () => {
+      try {
+        for (;;) {
+          list.loading = loading;
+          const epoch = list.epoch;
+          const document = await this._getDocument(url, signal).catch((error) => {
+            if (error instanceof HTTPError && error.status === 404) return null;
+            throw error;
+          });
+          if (!alive()) return;
+          // A reset came while the request was out: that document may predate it; ask again.
+          if (list.epoch === epoch) return this._settle(list, document ?? emptyDocument(list.id), reason, detail);
+        }
+      } finally {
+        tried();
+      }
+    };
+    this._persist(attempt, signal, list, alive).finally(() => {
+      tried();
+      if (list.loading === loading) list.loading = null;
+      this._syncList(list);
+    });
+  }
+
+  // `list` holds `document` now: tell its target and callbacks, then apply the diffs kept meanwhile.
+  _settle(list, document, reason, detail) {
+    const from = list.revision;
+    list.loading = null;
+    list.stale = null;
+    list.document = document;
+    list.revision = document.revision;
+    list.lastDiff = null;
+    if (list.cursor === null || document.revision === 0) list.cursor = document.revision;
+    list.backoff.reset();
+    this._syncList(list);
+    list.target?.reset?.(document, reason);
+    if (reason === "initial") {
+      this.options.onLoad?.(document, list.id);
+    } else {
+      list.resets += 1;
+      this.options.onReset?.({ id: list.id, reason, detail, from, document }, list.id);
+    }
+    list.resolveReady(document);
+    this._checkReady();
+    const pending = list.pending;
+    list.pending = [];
+    for (const diff of pending) this._diff(list, diff);
+    if (reason === "initial") this._reconnect();
+  }
+}
+
+function targetEntries(targets) {
+  if (targets instanceof Map) return [...targets];
+  if (Array.isArray(targets)) return targets.map((t) => (Array.isArray(t) ? [t[0], t[1] ?? {}] : [t, {}]));
+  return Object.entries(targets ?? {});
+}
 
 async function answer(res) {
   const body = await res.json().catch(() => null);
@@ -542,6 +971,16 @@ export async function revert(baseURL, listID, to, { ifMatch, headers = {} } = {}
 /** Starts following `listID` at `baseURL` (use "" for the page's own origin); returns the ListFollower. */
 export function follow(baseURL, listID, target, options) {
   const follower = new ListFollower(baseURL, listID, target, options);
+  follower.start();
+  return follower;
+}
+
+/**
+ * Starts following the lists of `targets` (`{listID: target}`) at `baseURL` over one connection; returns the
+ * ManyListFollower (`follower.start()` resolves once every list's document is held).
+ */
+export function followMany(baseURL, targets, options) {
+  const follower = new ManyListFollower(baseURL, targets, options);
   follower.start();
   return follower;
 }
