@@ -54,16 +54,7 @@ import Testing
         test.put("q", items: ["a"])
         test.put("r", items: ["a"])
         for round in 1...100 {
-            let poll = RecordingResponder()
-            let go = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                go.wait()
-                test.service.router.dispatch(
-                    HTTPRequest(method: .GET, path: "/v1/diffs", rawPath: "/v1/diffs?lists=q:1,r:\(round)&wait=10",
-                                query: ["lists": "q:1,r:\(round)", "wait": "10"]),
-                    to: poll)
-            }
-            go.signal()
+            let poll = test.sendFromAnotherThread("/v1/diffs?lists=q:1,r:\(round)&wait=10")
             #expect(test.put("r", items: ["a", "r\(round)"]) == round + 1)
             let answer = try #require(poll.response(within: 3), "round \(round): the poll missed the write")
             let diffs = try #require(answer.json?["diffs"] as? [[String: Any]])

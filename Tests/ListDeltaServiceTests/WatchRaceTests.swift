@@ -12,16 +12,7 @@ import Testing
         test.put("race", items: ["a"])
         for round in 1...150 {
             let revision = round
-            let go = DispatchSemaphore(value: 0)
-            let poll = RecordingResponder()
-            Thread.detachNewThread {
-                go.wait()
-                test.service.router.dispatch(
-                    HTTPRequest(method: .GET, path: "/v1/lists/race/diff", rawPath: "/v1/lists/race/diff?from=\(revision)&wait=10",
-                                query: ["from": "\(revision)", "wait": "10"]),
-                    to: poll)
-            }
-            go.signal()
+            let poll = test.sendFromAnotherThread("/v1/lists/race/diff?from=\(revision)&wait=10")
             let written = test.put("race", items: ["a", "r\(round)"])
             #expect(written == revision + 1)
             let answer = try #require(poll.response(within: 3), "round \(round): the poll missed the write")

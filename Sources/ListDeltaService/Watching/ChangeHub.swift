@@ -94,10 +94,11 @@ final class ChangeHub: Sendable {
     /// stream of one list ends itself when told of a deletion; a stream of many lists goes on following it).
     func publish(list: String, _ event: ListEvent) {
         let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
+            // The list's polls go at once; only a poll that also watches other lists is removed from those.
             var polls: [Watcher] = []
-            for token in state.polls[list] ?? [] {
+            for token in state.polls.removeValue(forKey: list) ?? [] {
                 guard let watch = state.parked.removeValue(forKey: token) else { continue }
-                state.remove(token, from: watch.lists, in: \.polls)
+                if watch.lists.count > 1 { state.remove(token, from: watch.lists.filter { $0 != list }, in: \.polls) }
                 polls.append(watch.watcher)
             }
             return (polls, (state.streams[list] ?? []).compactMap { state.subscribed[$0]?.watcher })

@@ -33,6 +33,24 @@ final class TestService: Sendable {
         _ method: HTTPMethod, _ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
         coding: HTTPRequest.BodyCoding = .identity
     ) -> RecordingResponder {
+        let responder = RecordingResponder()
+        service.router.dispatch(Self.request(method, target, headers: headers, body: body, coding: coding), to: responder)
+        return responder
+    }
+
+    /// Hands a GET to the routes from a thread of its own, at once: it races whatever the caller does next.
+    func sendFromAnotherThread(_ target: String) -> RecordingResponder {
+        let responder = RecordingResponder()
+        let request = Self.request(.GET, target)
+        Thread.detachNewThread { [service] in service.router.dispatch(request, to: responder) }
+        return responder
+    }
+
+    /// The request `target` (path and query) names.
+    private static func request(
+        _ method: HTTPMethod, _ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        coding: HTTPRequest.BodyCoding = .identity
+    ) -> HTTPRequest {
         let path = String(target.prefix { $0 != "?" })
         var query: [String: String] = [:]
         if let mark = target.firstIndex(of: "?") {
@@ -41,11 +59,8 @@ final class TestService: Sendable {
                 query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
             }
         }
-        let request = HTTPRequest(
+        return HTTPRequest(
             method: method, path: path, rawPath: target, query: query, headers: headers, body: body, bodyCoding: coding)
-        let responder = RecordingResponder()
-        service.router.dispatch(request, to: responder)
-        return responder
     }
 
     /// Sends and waits for the answer.
