@@ -7,11 +7,13 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ListDelta",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "ListDeltaCore", targets: ["ListDeltaCore"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "ListDeltaKit", targets: ["ListDeltaKit"]),
         .executable(name: "listdelta", targets: ["listdelta"]),
+        .executable(name: "listdelta-follow", targets: ["listdelta-follow"]),
         .executable(name: "listdelta-bench", targets: ["listdelta-bench"]),
         .executable(name: "http-bench-server", targets: ["http-bench-server"]),
     ],
@@ -76,6 +78,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Swift client: follower, data source, batch updates on a view, value-type layouts. No server target.
+        .target(name: "ListDeltaKit", dependencies: ["ListDeltaCore"], swiftSettings: swiftSettings),
+
+        // A command-line follower: prints each update as the UIKit batch it would be.
+        .executableTarget(
+            name: "listdelta-follow",
+            dependencies: [
+                "ListDeltaKit", "ListDeltaCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
@@ -104,6 +118,15 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDeltaStoreTests", dependencies: ["ListDeltaStore"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDeltaServiceTests", dependencies: ["ListDeltaService"], swiftSettings: swiftSettings),
+        // The client against fakes and against the real service, started in-process on a loopback port.
+        .testTarget(
+            name: "ListDeltaKitTests",
+            dependencies: [
+                "ListDeltaKit", "ListDeltaCore", "ListDeltaService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,14 +22,14 @@ else
     failures+=("swift build --build-tests")
 fi
 
-section "End-to-end tests: swift build --product listdelta"
-if swift build --product listdelta; then
+section "End-to-end tests: swift build --product listdelta --product listdelta-follow"
+if swift build --product listdelta && swift build --product listdelta-follow; then
     section "End-to-end tests: python3 -m pytest -q Tests/e2e"
     if ! python3 -m pytest -q Tests/e2e; then
         failures+=("pytest Tests/e2e")
     fi
 else
-    failures+=("swift build --product listdelta")
+    failures+=("swift build --product listdelta / listdelta-follow")
 fi
 
 echo

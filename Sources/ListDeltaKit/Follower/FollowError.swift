@@ -1,0 +1,22 @@
+import ListDeltaCore
+
+/// A failure a follower retries after (with backoff): what `FollowOptions.onRetry` is told.
+public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No answer: no connection, a timeout, a broken connection.
+    case transport(TransportError)
+    /// An answer with an unexpected status; `detail` is the problem's `detail` when the body is one.
+    case status(Int, detail: String)
+    /// An answer whose body is not what API.md says it is.
+    case unreadable(String)
+    /// The event stream ended or broke; it is reopened from the revision held.
+    case streamEnded(String)
+
+    public var description: String {
+        switch self {
+        case .transport(let error): "no answer: \(error.message)"
+        case .status(let status, let detail): "HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)")"
+        case .unreadable(let what): "unreadable answer: \(what)"
+        case .streamEnded(let why): "event stream ended: \(why)"
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import ListDeltaCore
+
+/// What a follower holds and does: the document, the open event stream, the pending reload and the backoff.
+///
+/// `next()` is the whole behaviour of client.js's ListFollower as a pull: it asks the server until it has an
+/// update, retrying failures with backoff, and returns `nil` once its task is cancelled.
+struct FollowSession {
+    private let endpoints: ListEndpoints
+    private let listID: String
+    private let options: FollowOptions
+    private let transport: any ListTransport
+    private var document: ListDocument?
+    /// Set when the document must be fetched again; reported with the fetched document.
+    private var pendingReset: ListReset?
+    private var stream: EventStreamReader?
+    private var backoff: Backoff
+
+    init(endpoints: ListEndpoints, listID: String, options: FollowOptions, transport: any ListTransport) {
+        self.endpoints = endpoints
+        self.listID = listID
+        self.options = options
+        self.transport = transport
+        backoff = Backoff(options.backoff)
+    }
+
+    /// The next update, or `nil` once the calling task is cancelled.
+    mutating func next() async -> ListUpdate? {
+        while !Task.isCancelled {
+            do throws(FollowError) {
+                let update = try await step()
+                backoff.reset()
+                if let update { return update }
+            } catch {
+                if Task.isCancelled { break }
+                let delay = backoff.next()
+                options.onRetry?(error, delay)
+                do { try await Task.sleep(for: delay) } catch { break }
+            }
+        }
+        stream = nil
+        return nil
+    }
+
+    /// One exchange with the server: an update, or `nil` when it brought none (a long poll that timed out, a
+    /// reset to act on next).
+    private mutating func step() async throws(FollowError) -> ListUpdate? {
+        guard let held = document, pendingReset == nil else { return try await load() }
+        switch options.mode {
+        case .poll: return try await poll(from: held)
+        case .events: return try await nextEvent(from: held)
+        }
+    }
+
+    /// Fetches the whole document: the first one, or after a reset.
+    private mutating func load() async throws(FollowError) -> ListUpdate? {
+        stream = nil
+        let response = try await get(endpoints.document, idleTimeout: 30)
+        guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
+        let fetched = try ResponseBody.document(response.body)
+        let reset = pendingReset
+        document = fetched
+        pendingReset = nil
+        return ListUpdate(document: fetched, change: reset.map(ListUpdate.Change.reset) ?? .initial)
+    }
+
+    private mutating func poll(from held: ListDocument) async throws(FollowError) -> ListUpdate? {
+        let url = endpoints.diff(from: held.revision, wait: options.wait)
+        let response = try await get(url, idleTimeout: Double(options.wait) + 15)
+        switch response.status {
+        case 200:
+            let diff = try ResponseBody.diff(response.body)
+            if diff.from == diff.to && diff.isEmpty { return nil }
+            return advance(held, by: diff)
+        case 410:
+            reset(.gone, gone(held, current: ResponseBody.current(response.body)))
+            return nil
+        case 404:
+            reset(.missing, "the list was not found")
+            throw .status(404, detail: ResponseBody.detail(response.body))
+        default:
+            throw .status(response.status, detail: ResponseBody.detail(response.body))
+        }
+    }
+
+    private mutating func nextEvent(from held: ListDocument) async throws(FollowError) -> ListUpdate? {
+        if stream == nil {
+            guard try await openStream(from: held) else { return nil }
+        }
+        let event: ServerSentEvent?
+        do {
+            event = try await stream?.next()
+        } catch {
+            stream = nil
+            throw error
+        }
+        guard let event else {
+            stream = nil
+            throw .streamEnded("the server closed the stream")
+        }
+        switch event.name {
+        case "diff":
+            guard let diff = try? ResponseBody.diff(Array(event.data.utf8)) else {
+                reset(.check, "unreadable event: \(event.data.prefix(100))")
+                return nil
+            }
+            return advance(held, by: diff)
+        case "reset":
+            let current = ResponseBody.current(Array(event.data.utf8)).map(String.init) ?? "unknown"
+            reset(.event, "event: reset (current \(current))")
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Opens the event stream from the revision held; `false` when the answer calls for a reload instead.
+    private mutating func openStream(from held: ListDocument) async throws(FollowError) -> Bool {
+        let request = TransportRequest(
+            url: endpoints.events(from: held.revision), headers: headers(accept: "text/event-stream"),
+            idleTimeout: options.streamIdleTimeout)
+        let opened: TransportStream
+        do {
+            opened = try await transport.stream(request)
+        } catch {
+            throw .transport(error)
+        }
+        guard opened.status == 200 else {
+            let body = await Self.drain(opened)
+            switch opened.status {
+            case 410:
+                reset(.gone, gone(held, current: ResponseBody.current(body)))
+                return false
+            case 404:
+                reset(.missing, "the list was not found")
+                throw .status(404, detail: ResponseBody.detail(body))
+            default:
+                throw .status(opened.status, detail: ResponseBody.detail(body))
+            }
+        }
+        stream = EventStreamReader(opened)
+        backoff.reset()
+        return true
+    }
+
+    /// `held` advanced by `diff`, or `nil` (with a reset pending) when the diff does not fit it.
+    private mutating func advance(_ held: ListDocument, by diff: ListDiff) -> ListUpdate? {
+        guard diff.listID == listID, diff.from == held.revision else {
+            reset(.mismatch, "diff of \(diff.listID) from \(diff.from), holding \(listID) at \(held.revision)")
+            return nil
+        }
+        do {
+            let next = try diff.apply(to: held)
+            document = next
+            return ListUpdate(document: next, change: .diff(diff))
+        } catch {
+            reset(.check, error.reason)
+            return nil
+        }
+    }
+
+    private mutating func reset(_ reason: ListReset.Reason, _ detail: String) {
+        stream = nil
+        if pendingReset == nil {
+            pendingReset = ListReset(reason: reason, detail: detail, from: document?.revision ?? 0)
+        }
+    }
+
+    private func gone(_ held: ListDocument, current: Int?) -> String {
+        "revision \(held.revision) is gone (current \(current.map(String.init) ?? "unknown"))"
+    }
+
+    private func get(_ url: URL, idleTimeout: Double) async throws(FollowError) -> TransportResponse {
+        do {
+            return try await transport.get(TransportRequest(url: url, headers: headers(accept: "application/json"), idleTimeout: idleTimeout))
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    private func headers(accept: String) -> [String: String] {
+        var headers = options.headers
+        headers["Accept"] = accept
+        return headers
+    }
+
+    /// The body of an answer that is not a stream of events (a problem), up to 64 KiB.
+    private static func drain(_ stream: TransportStream) async -> [UInt8] {
+        var body: [UInt8] = []
+        do {
+            for try await chunk in stream.chunks {
+                body += chunk
+                if body.count > 65_536 { break }
+            }
+        } catch {}
+        return body
+    }
+}

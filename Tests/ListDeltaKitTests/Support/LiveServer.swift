@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ListDeltaCore
+import ListDeltaService
+import Logging
+
+/// The real ListDelta service on a loopback port, in this process: started, stopped and started again on the same
+/// port and data directory (a restart).
+final class LiveServer: @unchecked Sendable {
+    let directory: String
+    private(set) var port = 0
+    private var app: ListDeltaApp?
+    private let configure: @Sendable (inout ServiceConfiguration) -> Void
+
+    init(_ configure: @escaping @Sendable (inout ServiceConfiguration) -> Void = { _ in }) throws {
+        directory = NSTemporaryDirectory() + "listdeltakit-\(UUID().uuidString)"
+        self.configure = configure
+        try start()
+    }
+
+    deinit {
+        app?.shutdown()
+        app?.waitUntilStopped()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Starts serving (on the port it had before, after a `stop()`).
+    func start() throws {
+        var configuration = ServiceConfiguration()
+        configuration.port = port
+        configuration.dataDirectory = directory
+        configuration.durableSync = false
+        configuration.maxWaitSeconds = 10
+        configure(&configuration)
+        var logger = Logger(label: "listdeltakit-test")
+        logger.logLevel = .critical
+        let app = try ListDeltaApp(configuration: configuration, logger: logger, registry: nil)
+        try app.start()
+        port = app.port
+        self.app = app
+    }
+
+    /// Stops serving: every connection closes.
+    func stop() {
+        app?.shutdown()
+        app?.waitUntilStopped()
+        app = nil
+    }
+
+    /// A whole-list write; returns the revision it made.
+    @discardableResult
+    func put(_ list: String, _ body: JSONValue) async throws -> Int {
+        var request = URLRequest(url: baseURL.appendingPathComponent("v1/lists/\(list)"))
+        request.httpMethod = "PUT"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(JSONWriter.bytes(of: body))
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 || status == 201, case .object(let answer) = try JSONReader().read(Array(data)),
+              case .number(let revision)? = answer["revision"], let revision = revision.intValue
+        else { throw LiveServerError("PUT \(list) answered \(status): \(String(decoding: data, as: UTF8.self))") }
+        return revision
+    }
+
+    /// The document of `list` at `revision` (the current one when `nil`), as the server serves it.
+    func document(_ list: String, revision: Int? = nil) async throws -> ListDocument {
+        var url = baseURL.appendingPathComponent("v1/lists/\(list)").absoluteString
+        if let revision { url += "?revision=\(revision)" }
+        let (data, response) = try await URLSession.shared.data(from: URL(string: url)!)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw LiveServerError("GET \(url) answered \(String(decoding: data, as: UTF8.self))")
+        }
+        return try ListDocument(servedJSON: JSONReader().read(Array(data)))
+    }
+}
+
+struct LiveServerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

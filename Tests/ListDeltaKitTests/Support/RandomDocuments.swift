@@ -1,0 +1,1 @@
+../../ListDeltaCoreTests/Support/RandomDocuments.swift
