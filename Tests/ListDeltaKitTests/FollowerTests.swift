@@ -53,6 +53,27 @@ import Testing
         #expect(transport.requests.last == "/v1/lists/a")
     }
 
+    @Test func resetsInARowWithoutADiffAreSpacedByBackoffAndReported() async {
+        let r1 = Served.list(1, ["a"]), r2 = Served.list(2, ["a", "b"])
+        let retries = RetryLog()
+        let transport = ScriptedTransport([
+            .answer(200, Served.document(r1)),
+            .answer(410, Served.problem(410, "gone", current: 1)),
+            .answer(200, Served.document(r1)),
+            .answer(410, Served.problem(410, "gone", current: 1)),
+            .answer(200, Served.document(r1)),
+            .answer(200, Served.diff(r1, r2)),
+            .answer(410, Served.problem(410, "gone", current: 2)),
+            .answer(200, Served.document(r2)),
+        ])
+        let got = await updates(follower(transport, retries: retries), 5)
+        #expect(got.map(\.document.revision) == [1, 1, 1, 2, 2])
+        // The first reload is at once; the second, with no diff since the first, waits and says so. A diff in
+        // between starts the count again.
+        let gone = ListReset(reason: .gone, detail: "revision 1 is gone (current 1)", from: 1)
+        #expect(retries.all == [.repeatedReset(gone, count: 1)])
+    }
+
     @Test func aDiffWhoseCountsDoNotFitIsNotAppliedButRefetched() async {
         let r1 = Served.list(1, ["a", "b"]), r2 = Served.list(2, ["a"])
         var wrong = ListDiff(from: r1, to: r2)

@@ -10,6 +10,9 @@ public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(String)
     /// The event stream ended or broke; it is reopened from the revision held.
     case streamEnded(String)
+    /// The document must be fetched again (`reset`) after `count` fetches in a row with no diff applied in
+    /// between: the next fetch waits, longer each time, so a server that keeps refusing is not hammered.
+    case repeatedReset(ListReset, count: Int)
 
     public var description: String {
         switch self {
@@ -17,6 +20,7 @@ public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
         case .status(let status, let detail): "HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)")"
         case .unreadable(let what): "unreadable answer: \(what)"
         case .streamEnded(let why): "event stream ended: \(why)"
+        case .repeatedReset(let reset, let count): "fetching the document again (\(reset.reason.rawValue)) after \(count) fetches without a diff"
         }
     }
 }

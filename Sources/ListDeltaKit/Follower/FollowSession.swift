@@ -15,6 +15,10 @@ struct FollowSession {
     private var pendingReset: ListReset?
     private var stream: EventStreamReader?
     private var backoff: Backoff
+    /// Paces reloads that follow one another without a diff applied in between (a server that keeps answering
+    /// 410 or diffs that do not fit): reset only by progress, so such a loop slows down to the maximum delay.
+    private var reloadBackoff: Backoff
+    private var reloadsWithoutProgress = 0
 
     init(endpoints: ListEndpoints, listID: String, options: FollowOptions, transport: any ListTransport) {
         self.endpoints = endpoints
@@ -22,6 +26,7 @@ struct FollowSession {
         self.options = options
         self.transport = transport
         backoff = Backoff(options.backoff)
+        reloadBackoff = Backoff(options.backoff)
     }
 
     /// The next update, or `nil` once the calling task is cancelled.
@@ -55,12 +60,18 @@ struct FollowSession {
     /// Fetches the whole document: the first one, or after a reset.
     private mutating func load() async throws(FollowError) -> ListUpdate? {
         stream = nil
+        if let reset = pendingReset, reloadsWithoutProgress > 0 {
+            let delay = reloadBackoff.next()
+            options.onRetry?(.repeatedReset(reset, count: reloadsWithoutProgress), delay)
+            do { try await Task.sleep(for: delay) } catch { throw .transport(TransportError("cancelled")) }
+        }
         let response = try await get(endpoints.document, idleTimeout: 30)
         guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
         let fetched = try ResponseBody.document(response.body)
         let reset = pendingReset
         document = fetched
         pendingReset = nil
+        if reset != nil { reloadsWithoutProgress += 1 }
         return ListUpdate(document: fetched, change: reset.map(ListUpdate.Change.reset) ?? .initial)
     }
 
@@ -152,6 +163,8 @@ struct FollowSession {
         do {
             let next = try diff.apply(to: held)
             document = next
+            reloadsWithoutProgress = 0
+            reloadBackoff.reset()
             return ListUpdate(document: next, change: .diff(diff))
         } catch {
             reset(.check, error.reason)
