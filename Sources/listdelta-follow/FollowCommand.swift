@@ -39,9 +39,7 @@ struct FollowCommand: AsyncParsableCommand {
         guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https", base.host != nil else {
             throw ValidationError("URL must be an http or https URL, e.g. http://127.0.0.1:8080")
         }
-        guard (1...128).contains(list.utf8.count), list.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
-            throw ValidationError("LIST must be 1 to 128 characters of A-Z a-z 0-9 . _ -")
-        }
+        guard ListDocument.isValidID(list) else { throw ValidationError("LIST: \(ListDocument.idRule)") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         guard (0...3600).contains(wait) else { throw ValidationError("--wait must be between 0 and 3600") }
     }

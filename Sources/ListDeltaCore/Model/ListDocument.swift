@@ -31,6 +31,19 @@ public struct ListDocument: Sendable, Equatable {
         self.sections = sections
     }
 
+    /// What a list id must be, in words.
+    public static let idRule = "a list id is 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-' (and not '.' or '..')"
+
+    /// `true` when `id` is a valid list id: `[A-Za-z0-9._-]{1,128}`, not `.` or `..` (it names a path segment).
+    /// - Complexity: O(*n*) in the length of `id`.
+    public static func isValidID(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count) && id != "." && id != ".."
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
+    }
+
     /// The empty list a client holds at revision 0.
     public static func empty(id: String) -> ListDocument {
         ListDocument(id: id, kind: .sections, revision: 0)

@@ -155,11 +155,13 @@ public enum BatchRules {
         return set
     }
 
-    private static func exists(_ path: IndexPath, in counts: [Int]) -> Bool {
+    /// `true` when `path` names an item of a view with these item counts per section.
+    static func exists(_ path: IndexPath, in counts: [Int]) -> Bool {
         path.count == 2 && counts.indices.contains(path[0]) && (0..<counts[path[0]]).contains(path[1])
     }
 
-    private static func describe(_ path: IndexPath) -> String {
+    /// `[section, item]`.
+    static func describe(_ path: IndexPath) -> String {
         "[" + path.map(String.init).joined(separator: ", ") + "]"
     }
 }

@@ -72,8 +72,8 @@ public final class SimulatedListView: BatchUpdatingView {
             return
         }
         let counts = shownItems.map(\.count)
-        for path in indexPaths where !(path.count == 2 && counts.indices.contains(path[0]) && counts[path[0]] > path[1] && path[1] >= 0) {
-            report(.invalidUpdate, "attempt to reconfigure item \(path.map(String.init)), which the view does not show")
+        for path in indexPaths where !BatchRules.exists(path, in: counts) {
+            report(.invalidUpdate, "attempt to reconfigure item \(BatchRules.describe(path)), which the view does not show")
         }
         reconfiguredCount += indexPaths.count
     }

@@ -78,19 +78,27 @@ struct FollowSession {
     private mutating func poll(from held: ListDocument) async throws(FollowError) -> ListUpdate? {
         let url = endpoints.diff(from: held.revision, wait: options.wait)
         let response = try await get(url, idleTimeout: Double(options.wait) + 15)
-        switch response.status {
-        case 200:
-            let diff = try ResponseBody.diff(response.body)
-            if diff.from == diff.to && diff.isEmpty { return nil }
-            return advance(held, by: diff)
-        case 410:
-            reset(.gone, gone(held, current: ResponseBody.current(response.body)))
+        guard response.status == 200 else {
+            try refused(response.status, body: response.body, holding: held)
             return nil
+        }
+        let diff = try ResponseBody.diff(response.body)
+        if diff.from == diff.to && diff.isEmpty { return nil }
+        return advance(held, by: diff)
+    }
+
+    /// Acts on an answer other than 200 to a request from the revision held: a 410 sets a reset to `gone` (the
+    /// document is fetched next, at once); a 404 sets a reset to `missing` and throws (fetched after a backoff);
+    /// any other status throws.
+    private mutating func refused(_ status: Int, body: [UInt8], holding held: ListDocument) throws(FollowError) {
+        switch status {
+        case 410:
+            reset(.gone, "revision \(held.revision) is gone (current \(ResponseBody.current(body).map(String.init) ?? "unknown"))")
         case 404:
             reset(.missing, "the list was not found")
-            throw .status(404, detail: ResponseBody.detail(response.body))
+            throw .status(404, detail: ResponseBody.detail(body))
         default:
-            throw .status(response.status, detail: ResponseBody.detail(response.body))
+            throw .status(status, detail: ResponseBody.detail(body))
         }
     }
 
@@ -137,17 +145,8 @@ struct FollowSession {
             throw .transport(error)
         }
         guard opened.status == 200 else {
-            let body = await Self.drain(opened)
-            switch opened.status {
-            case 410:
-                reset(.gone, gone(held, current: ResponseBody.current(body)))
-                return false
-            case 404:
-                reset(.missing, "the list was not found")
-                throw .status(404, detail: ResponseBody.detail(body))
-            default:
-                throw .status(opened.status, detail: ResponseBody.detail(body))
-            }
+            try refused(opened.status, body: await Self.drain(opened), holding: held)
+            return false
         }
         stream = EventStreamReader(opened)
         backoff.reset()
@@ -177,10 +176,6 @@ struct FollowSession {
         if pendingReset == nil {
             pendingReset = ListReset(reason: reason, detail: detail, from: document?.revision ?? 0)
         }
-    }
-
-    private func gone(_ held: ListDocument, current: Int?) -> String {
-        "revision \(held.revision) is gone (current \(current.map(String.init) ?? "unknown"))"
     }
 
     private func get(_ url: URL, idleTimeout: Double) async throws(FollowError) -> TransportResponse {

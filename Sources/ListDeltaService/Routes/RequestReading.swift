@@ -7,20 +7,8 @@ enum RequestReading {
     /// The list id of the path, checked against `[A-Za-z0-9._-]{1,128}` (and not `.` or `..`).
     static func listID(_ request: HTTPRequest) throws(ServiceError) -> String {
         guard let id = request.pathParameters["id"] else { throw .badRequest("the path has no list id") }
-        guard isValidListID(id) else { throw .badRequest(listIDRule) }
+        guard ListDocument.isValidID(id) else { throw .badRequest(ListDocument.idRule) }
         return id
-    }
-
-    /// What a list id must be.
-    static let listIDRule = "a list id is 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-' (and not '.' or '..')"
-
-    /// `true` when `id` is a valid list id: `[A-Za-z0-9._-]{1,128}`, not `.` or `..`.
-    static func isValidListID(_ id: String) -> Bool {
-        (1...128).contains(id.utf8.count) && id != "." && id != ".."
-            && id.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            }
     }
 
     /// A non-negative integer query parameter, or `nil` when absent.

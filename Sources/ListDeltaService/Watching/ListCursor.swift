@@ -1,3 +1,5 @@
+import ListDeltaCore
+
 /// The lists a many-lists request follows, each with the revision the client holds, in the client's order:
 /// `a:5,b:0` (the `lists` query parameter, and the `id:` of every event of a many-lists stream).
 ///
@@ -35,9 +37,9 @@ struct ListCursor: Sendable, Equatable, CustomStringConvertible {
                 throw .invalidParameter("entry \(index) of \(name), \(shown), is not id:revision", pointer: pointer)
             }
             let id = String(entry[..<colon])
-            guard RequestReading.isValidListID(id) else {
+            guard ListDocument.isValidID(id) else {
                 throw .invalidParameter(
-                    "entry \(index) of \(name), \(shown), has a malformed list id: \(RequestReading.listIDRule)", pointer: pointer)
+                    "entry \(index) of \(name), \(shown), has a malformed list id: \(ListDocument.idRule)", pointer: pointer)
             }
             let revision: Int
             do {
