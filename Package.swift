@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
         // Tiny text helpers both the HTTP layer and the core use: the one JSON string escaper, space trimming.
@@ -56,11 +57,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Who may read and write which list: static tokens and JWTs (the only target that imports JWTKit).
+        .target(
+            name: "ListDeltaAccess",
+            dependencies: [.product(name: "JWTKit", package: "jwt-kit")],
+            swiftSettings: swiftSettings
+        ),
+
         // API v1: routes over the HTTP layer, the core and the store.
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ZlibCodec", "WireText",
+                "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ListDeltaAccess", "ZlibCodec", "WireText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -93,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaStore",
+                "ListDeltaCore", "ListDeltaService", "ListDeltaStore", "ListDeltaAccess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -117,7 +125,13 @@ let package = Package(
         ),
         .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDeltaStoreTests", dependencies: ["ListDeltaStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "ListDeltaServiceTests", dependencies: ["ListDeltaService"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListDeltaAccessTests",
+            dependencies: ["ListDeltaAccess", .product(name: "JWTKit", package: "jwt-kit")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ListDeltaServiceTests", dependencies: ["ListDeltaService", "ListDeltaAccess"], swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",

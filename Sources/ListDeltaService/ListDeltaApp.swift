@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import Logging
 import Prometheus
 
@@ -16,9 +17,12 @@ public final class ListDeltaApp: Sendable {
     /// Opens the store and builds the routes and the server.
     /// - Parameters:
     ///   - registry: where `/metrics` reads from; `nil` when the process bootstrapped no Prometheus factory.
+    ///   - keys: the scoped tokens' keys (see ``ListDeltaService/init(configuration:logger:registry:keys:)``).
     /// - Throws: `ConfigurationError` for an invalid configuration or a store that cannot be opened.
-    public init(configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?) throws(ConfigurationError) {
-        let service = try ListDeltaService(configuration: configuration, logger: logger, registry: registry)
+    public init(
+        configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?, keys: VerificationKeys = .none
+    ) throws(ConfigurationError) {
+        let service = try ListDeltaService(configuration: configuration, logger: logger, registry: registry, keys: keys)
         self.service = service
         var http = HTTPServerConfiguration()
         http.host = configuration.host

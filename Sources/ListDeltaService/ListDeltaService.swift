@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
 import ListDeltaStore
 import Logging
@@ -18,9 +19,16 @@ public final class ListDeltaService: Sendable {
     /// Opens the store and builds the routes.
     /// - Parameters:
     ///   - registry: where `/metrics` reads from; `nil` when the process bootstrapped no Prometheus factory.
+    ///   - keys: the scoped tokens' keys, from ``ServiceConfiguration/verificationKeys()``; required when the
+    ///     configuration names `jwtSecret` or `jwtPublicKeys`.
     /// - Throws: `ConfigurationError` for an invalid configuration or a store that cannot be opened.
-    public init(configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?) throws(ConfigurationError) {
+    public init(
+        configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?, keys: VerificationKeys = .none
+    ) throws(ConfigurationError) {
         try configuration.validate()
+        guard keys.isEmpty == !configuration.usesScopedTokens else {
+            throw ConfigurationError("the JWT keys passed must be the configuration's: load them with verificationKeys()")
+        }
         self.configuration = configuration
         var storeConfiguration = StoreConfiguration(directory: configuration.dataDirectory)
         storeConfiguration.retention = configuration.retention
@@ -34,7 +42,8 @@ public final class ListDeltaService: Sendable {
         } catch {
             throw ConfigurationError("cannot open the store in \(configuration.dataDirectory): \(error)")
         }
-        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger)
+        let access = AccessControl(configuration: configuration, keys: keys)
+        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger, access: access)
         self.context = context
 
         var router = Router()

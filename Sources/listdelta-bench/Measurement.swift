@@ -7,8 +7,12 @@ func medianMilliseconds<E: Error>(runs: Int, _ body: () throws(E) -> Void) throw
     for _ in 0..<runs {
         samples.append(try onceMilliseconds(body))
     }
-    samples.sort()
-    return samples[samples.count / 2]
+    return median(samples)
+}
+
+/// The middle value (the upper middle of an even count).
+func median(_ values: [Double]) -> Double {
+    values.sorted()[values.count / 2]
 }
 
 /// Milliseconds of one run.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ListDeltaAccess
 import ListDeltaService
 import Logging
 import Metrics
@@ -11,7 +12,7 @@ struct ListDeltaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listdelta",
         abstract: "Holds sectioned lists, keeps their revisions and serves the updates between any two.",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Token.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -50,6 +51,12 @@ struct Serve: ParsableCommand {
     @Flag(help: "Allow writes without a token on a non-loopback address.")
     var allowAnonymousWrites = false
 
+    @Option(help: "Who may read lists: public (anyone) or token (default public).")
+    var readAccess: String?
+
+    @Option(help: "A JWKS file of RS256/ES256 public keys that scoped tokens may be signed with.")
+    var jwtPublicKeys: String?
+
     func run() throws {
         let settings = try loadConfiguration()
         LoggingSystem.bootstrap { label in
@@ -62,30 +69,20 @@ struct Serve: ParsableCommand {
         let logger = Logger(label: "listdelta")
         ProcessMemory.configure()
         do {
-            let app = try ListDeltaApp(configuration: settings, logger: logger, registry: registry)
+            // jwt-kit builds keys in its actor; this is the main thread, none of Swift concurrency's, so it may wait.
+            let keys = try waitForTask { try await settings.verificationKeys() }
+            let app = try ListDeltaApp(configuration: settings, logger: logger, registry: registry, keys: keys)
             app.installSignalHandlers()
             try app.start()
             app.waitUntilStopped()
             logger.info("stopped")
-        } catch {
+        } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }
     }
 
     private func loadConfiguration() throws -> ServiceConfiguration {
-        var settings = ServiceConfiguration()
-        do {
-            let path = config ?? "Config/listdelta.json"
-            if config != nil || FileManager.default.fileExists(atPath: path) {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw ConfigurationError("cannot read the configuration file \(path)")
-                }
-                try settings.apply(fileContents: Array(data), name: path)
-            }
-            try settings.apply(environment: ProcessInfo.processInfo.environment)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
-        }
+        var settings = try ServiceConfiguration.load(file: config)
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let data { settings.dataDirectory = data }
@@ -93,9 +90,32 @@ struct Serve: ParsableCommand {
         if let maxWait { settings.maxWaitSeconds = maxWait }
         if !writeToken.isEmpty { settings.writeTokens = writeToken }
         if allowAnonymousWrites { settings.allowAnonymousWrites = true }
+        if let readAccess { settings.readAccess = readAccess }
+        if let jwtPublicKeys { settings.jwtPublicKeys = jwtPublicKeys }
         do {
             try settings.validate()
         } catch {
+            throw ValidationError(error.description)
+        }
+        return settings
+    }
+}
+
+extension ServiceConfiguration {
+    /// The configuration file (`path`, or Config/listdelta.json when it exists), then the environment.
+    /// - Throws: `ValidationError` with the reason.
+    static func load(file path: String?) throws -> ServiceConfiguration {
+        var settings = ServiceConfiguration()
+        do {
+            let file = path ?? "Config/listdelta.json"
+            if path != nil || FileManager.default.fileExists(atPath: file) {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw ConfigurationError("cannot read the configuration file \(file)")
+                }
+                try settings.apply(fileContents: Array(data), name: file)
+            }
+            try settings.apply(environment: ProcessInfo.processInfo.environment)
+        } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }
         return settings

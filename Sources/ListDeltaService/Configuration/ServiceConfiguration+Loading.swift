@@ -67,7 +67,8 @@ extension ServiceConfiguration {
         int("workerThreads", \.workerThreads), int("writeThreads", \.writeThreads),
         int("maxQueuedRequests", \.maxQueuedRequests), int("cachedLists", \.cachedLists), int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
         int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel), string("webRoot", \.webRoot),
-        string("responseHead", \.responseHead),
+        string("responseHead", \.responseHead), string("jwtSecret", \.jwtSecret), string("jwtPublicKeys", \.jwtPublicKeys),
+        string("readAccess", \.readAccess),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.

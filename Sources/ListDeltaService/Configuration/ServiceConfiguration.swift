@@ -24,6 +24,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var corsOrigins = ["*"]
     /// Bearer tokens accepted for writes; empty means writes need no token. The default is none.
     public var writeTokens: [String] = []
+    /// The HS256 secret scoped tokens (JWTs) may be signed with, at least 32 bytes; empty for none. Set it in the
+    /// environment (`LISTDELTA_JWT_SECRET`) or the file, never on a command line. The default is none.
+    public var jwtSecret = ""
+    /// A JWKS file of RS256/ES256 public keys scoped tokens may be signed with; empty for none. The default is none.
+    public var jwtPublicKeys = ""
+    /// Who may read lists: `public` (anyone) or `token` (a static token or a scoped token covering the list). The
+    /// default is `public`.
+    public var readAccess = "public"
     /// Allow writes without a token on a non-loopback address. The default is `false`.
     public var allowAnonymousWrites = false
     /// The largest request body, compressed or inflated, in bytes. The default is 16 MiB.
@@ -81,6 +89,15 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return limits
     }
 
+    /// `true` when scoped tokens are configured (a secret or public keys).
+    public var usesScopedTokens: Bool { !jwtSecret.isEmpty || !jwtPublicKeys.isEmpty }
+
+    /// `true` when any credential is configured: writes then need one.
+    public var hasCredentials: Bool { !writeTokens.isEmpty || usesScopedTokens }
+
+    /// `true` when reads need a token (`readAccess: token`).
+    public var privateReads: Bool { readAccess == "token" }
+
     /// `true` when `host` is a loopback address.
     public var isLoopback: Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
@@ -113,12 +130,15 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(heads.contains(responseHead), "responseHead must be one of \(heads.joined(separator: ", "))")
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
         try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
+        try require(["public", "token"].contains(readAccess), "readAccess must be public or token")
+        try require(jwtSecret.isEmpty || jwtSecret.utf8.count >= 32, "jwtSecret must be at least 32 bytes (RFC 7518: as long as the hash)")
+        try require(!privateReads || hasCredentials, "readAccess token needs a credential: writeTokens, jwtSecret or jwtPublicKeys")
         try require(
             ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),
             "logLevel must be one of trace, debug, info, notice, warning, error, critical")
-        if writeTokens.isEmpty && !isLoopback && !allowAnonymousWrites {
+        if !hasCredentials && !isLoopback && !allowAnonymousWrites {
             throw ConfigurationError(
-                "refusing to serve anonymous writes on \(host): configure a write token (LISTDELTA_WRITE_TOKENS) or pass --allow-anonymous-writes")
+                "refusing to serve anonymous writes on \(host): configure a write token (LISTDELTA_WRITE_TOKENS), a JWT key (LISTDELTA_JWT_SECRET, LISTDELTA_JWT_PUBLIC_KEYS) or pass --allow-anonymous-writes")
         }
     }
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
 import ListDeltaStore
 
@@ -7,8 +8,8 @@ enum ServiceError: Error {
     case badRequest(String)
     /// A 400 naming the offending part of a parameter with a JSON Pointer (`/lists/2`).
     case invalidParameter(String, pointer: String)
-    case unauthorized
-    case forbidden
+    /// A credential missing, refused or not covering what the request asks (400, 401 or 403).
+    case access(AccessError)
     case notFound(String)
     case conflict(JSONPatchError)
     case gone(current: Int, detail: String)
@@ -26,10 +27,9 @@ enum ServiceError: Error {
             return ProblemDetails(status: 400, title: "Bad Request", detail: detail)
         case let .invalidParameter(detail, pointer):
             return ProblemDetails(status: 400, title: "Bad Request", detail: detail, extra: ["pointer": .string(pointer)])
-        case .unauthorized:
-            return ProblemDetails(status: 401, title: "Unauthorized", detail: "writes need Authorization: Bearer <token>")
-        case .forbidden:
-            return ProblemDetails(status: 403, title: "Forbidden", detail: "the bearer token is not accepted for writes")
+        case .access(let error):
+            let titles = [400: "Bad Request", 401: "Unauthorized", 403: "Forbidden"]
+            return ProblemDetails(status: error.status, title: titles[error.status] ?? "Forbidden", detail: error.detail)
         case .notFound(let detail):
             return ProblemDetails(status: 404, title: "Not Found", detail: detail)
         case .conflict(let error):
@@ -54,6 +54,17 @@ enum ServiceError: Error {
             return ProblemDetails(status: 503, title: "Service Unavailable", detail: detail)
         case .storage(let detail):
             return ProblemDetails(status: 500, title: "Internal Server Error", detail: "storage failed: \(detail)")
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of an access error (RFC 6750 §3), if it has one.
+    var challenge: String? {
+        guard case .access(let error) = self else { return nil }
+        switch error {
+        case .missing: return "Bearer realm=\"listdelta\""
+        case .rejected: return "Bearer realm=\"listdelta\", error=\"invalid_token\""
+        case .notCovered, .readOnly: return "Bearer realm=\"listdelta\", error=\"insufficient_scope\""
+        case .unknownToken, .badRequest: return nil
         }
     }
 

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
 
 /// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S]`, long polls included.
@@ -13,16 +14,18 @@ struct DiffRoutes {
         let explicitTo: Bool
         let format: DiffFormat
         let wait: Double
+        /// What allowed the read (`nil`: reads are public); its expiry ends a held poll with 401.
+        let grant: Grant?
     }
 
     func register(in router: inout Router) {
         let context = self.context
         router.add(.GET, "/v1/lists/{id}/diff") { request, responder in
-            guard context.knownListID(request, responder) != nil else { return }
+            guard let readable = context.readableList(request, responder) else { return }
             context.admit(responder) {
                 let diffRequest: DiffRequest
                 do throws(ServiceError) {
-                    diffRequest = try Self.read(request, context)
+                    diffRequest = try Self.read(request, grant: readable.grant, context)
                 } catch {
                     responder.respond(Responses.problem(error))
                     return
@@ -36,7 +39,7 @@ struct DiffRoutes {
         }
     }
 
-    private static func read(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> DiffRequest {
+    private static func read(_ request: HTTPRequest, grant: Grant?, _ context: ServiceContext) throws(ServiceError) -> DiffRequest {
         let id = try RequestReading.listID(request)
         guard let from = try RequestReading.integer(request, "from") else { throw .badRequest("from is required (0 for the empty list)") }
         let to = try RequestReading.integer(request, "to")
@@ -51,7 +54,8 @@ struct DiffRoutes {
         for revision in [from, to ?? list.head.revision] where !context.repository.isServable(revision, head: list.head) {
             throw context.repository.notServed(revision, head: list.head)
         }
-        return DiffRequest(list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait)
+        return DiffRequest(
+            list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait, grant: grant)
     }
 
     private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
@@ -70,12 +74,14 @@ struct DiffRoutes {
     private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse {
         ServiceContext.answer { () throws(ServiceError) in
             let current = try context.repository.live(diff.list.head.id)
-            let fresh = DiffRequest(list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0)
+            let fresh = DiffRequest(
+                list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0, grant: nil)
             return try answer(fresh, request, context)
         }
     }
 
-    /// Holds the poll until the next write, the list's deletion, shutdown or the wait's end.
+    /// Holds the poll until the next write, the list's deletion, shutdown, the wait's end or its token's expiry
+    /// (answered 401).
     ///
     /// The poll is parked first and the list's revision checked after: a write that committed in between either
     /// finds the poll parked (and wakes it) or is seen by the check, so no revision is missed. Runs on a worker.
@@ -100,8 +106,13 @@ struct DiffRoutes {
             return
         }
         responder.onClose { _ = context.hub.unpark(token: token) }
-        context.after(diff.wait) {
+        let hold = context.access.holdTime(wait: diff.wait, grant: diff.grant)
+        context.after(hold.seconds) {
             guard context.hub.unpark(token: token) else { return }
+            if hold.tokenExpires {
+                responder.respond(Responses.problem(AccessControl.expired))
+                return
+            }
             // Nothing came: the empty diff from the current revision to itself.
             context.continueWork { poll.answerToCurrent() }
         }
@@ -133,7 +144,9 @@ struct DiffRoutes {
             case .revision(let outcome, let batch):
                 if outcome.previous.revision == diff.from, diff.format == .batch {
                     // The common case, and the one that fans out to thousands: the bytes rendered once at publish.
-                    let woken = DiffRequest(list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0)
+                    let woken = DiffRequest(
+                        list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0,
+                        grant: nil)
                     responder.respond(DiffRoutes.respond(batch, woken, request))
                     return
                 }

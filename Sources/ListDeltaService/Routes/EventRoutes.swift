@@ -13,7 +13,8 @@ struct EventRoutes {
     func register(in router: inout Router) {
         let context = self.context
         router.add(.GET, "/v1/lists/{id}/events") { request, responder in
-            guard let id = context.knownListID(request, responder) else { return }
+            guard let readable = context.readableList(request, responder) else { return }
+            let id = readable.id
             context.admit(responder) {
                 let from: Int
                 do throws(ServiceError) {
@@ -33,6 +34,7 @@ struct EventRoutes {
                 let events = EventStream(.single, cursor: ListCursor(id: id, revision: from), stream: stream, context: context)
                 responder.onClose { events.end() }
                 events.start()
+                events.end(whenExpires: readable.grant)
             }
         }
     }

@@ -9,7 +9,7 @@ struct HistoryRoutes {
     func register(in router: inout Router) {
         let context = self.context
         router.add(.GET, "/v1/lists/{id}/revisions") { request, responder in
-            guard context.knownListID(request, responder) != nil else { return }
+            guard context.readableList(request, responder) != nil else { return }
             context.perform(responder) { () throws(ServiceError) in try Self.history(request, context) }
         }
         router.add(.POST, "/v1/lists/{id}/revert") { request, responder in

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import WireText
 
 /// `GET /v1/events?lists=a:5,b:0` and `GET /v1/diffs?lists=a:5,b:0[&wait=S]`: many lists over one connection.
@@ -10,8 +11,9 @@ struct ManyListsRoutes {
         router.add(.GET, "/v1/events") { request, responder in
             context.admit(responder) {
                 let cursor: ListCursor
+                let grant: Grant?
                 do throws(ServiceError) {
-                    cursor = try Self.cursor(request, context, resumable: true)
+                    (cursor, grant) = try Self.cursor(request, context, resumable: true)
                 } catch {
                     responder.respond(Responses.problem(error))
                     return
@@ -20,15 +22,17 @@ struct ManyListsRoutes {
                 let events = EventStream(.many, cursor: cursor, stream: stream, context: context)
                 responder.onClose { events.end() }
                 events.start()
+                events.end(whenExpires: grant)
             }
         }
         router.add(.GET, "/v1/diffs") { request, responder in
             context.admit(responder) {
                 let cursor: ListCursor
+                let grant: Grant?
                 let wait: Double
                 let moves: ManyListsPoll.Moves
                 do throws(ServiceError) {
-                    cursor = try Self.cursor(request, context, resumable: false)
+                    (cursor, grant) = try Self.cursor(request, context, resumable: false)
                     wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
                     moves = try ManyListsPoll.moves(of: cursor, context)
                 } catch {
@@ -36,7 +40,7 @@ struct ManyListsRoutes {
                     return
                 }
                 if moves.isEmpty, wait > 0 {
-                    ManyListsPoll(cursor: cursor, responder: responder, context: context).park(wait: wait)
+                    ManyListsPoll(cursor: cursor, responder: responder, context: context).park(wait: wait, grant: grant)
                 } else {
                     responder.respond(moves.response)
                 }
@@ -44,8 +48,13 @@ struct ManyListsRoutes {
         }
     }
 
-    /// The `lists` of the request; for a stream, resumed from `Last-Event-ID` when a reconnecting client sends it.
-    private static func cursor(_ request: HTTPRequest, _ context: ServiceContext, resumable: Bool) throws(ServiceError) -> ListCursor {
+    /// The `lists` of the request, each checked readable (401 before anything is parsed, 403 naming the first
+    /// list not covered), with the grant that allowed them; for a stream, resumed from `Last-Event-ID` when a
+    /// reconnecting client sends it.
+    private static func cursor(
+        _ request: HTTPRequest, _ context: ServiceContext, resumable: Bool
+    ) throws(ServiceError) -> (ListCursor, Grant?) {
+        _ = try context.access.readGrant(request)
         let maximum = context.configuration.maxListsPerRequest
         guard let lists = request.query["lists"] else {
             throw .badRequest("lists is required: the lists to follow, as id:revision, comma-separated")
@@ -54,6 +63,6 @@ struct ManyListsRoutes {
         if resumable, let header = request.headers["Last-Event-ID"] {
             cursor.resume(from: try ListCursor(parsing: String(header.trimmingSpaces()), maximum: maximum, name: "Last-Event-ID"))
         }
-        return cursor
+        return (cursor, try context.access.authorizeRead(request, lists: cursor.ids))
     }
 }

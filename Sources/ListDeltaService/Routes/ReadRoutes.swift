@@ -1,5 +1,7 @@
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
+import ListDeltaStore
 
 /// `GET /v1/lists`, `/v1/lists/{id}`, `/sections`, `/sections/{index}/items`.
 struct ReadRoutes {
@@ -11,7 +13,7 @@ struct ReadRoutes {
             context.perform(responder) { () throws(ServiceError) in try Self.index(request, context) }
         }
         router.add(.GET, "/v1/lists/{id}") { request, responder in
-            guard let id = context.knownListID(request, responder) else { return }
+            guard let id = context.readableList(request, responder)?.id else { return }
             // The current document, rendered and in memory, is answered on the loop: no thread hop.
             if request.query["revision"] == nil, let fast = Self.cachedCurrent(id, request, context) {
                 responder.respond(fast)
@@ -20,18 +22,19 @@ struct ReadRoutes {
             context.perform(responder) { () throws(ServiceError) in try Self.document(request, context) }
         }
         router.add(.GET, "/v1/lists/{id}/sections") { request, responder in
-            guard context.knownListID(request, responder) != nil else { return }
+            guard context.readableList(request, responder) != nil else { return }
             context.perform(responder) { () throws(ServiceError) in try Self.sections(request, context) }
         }
         router.add(.GET, "/v1/lists/{id}/sections/{index}/items") { request, responder in
-            guard context.knownListID(request, responder) != nil else { return }
+            guard context.readableList(request, responder) != nil else { return }
             context.perform(responder) { () throws(ServiceError) in try Self.items(request, context) }
         }
     }
 
     private static func index(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+        let grant = try context.access.readGrant(request)
         let limit = try RequestReading.limit(request)
-        let page = try context.repository.lists(after: request.query["after"], limit: limit)
+        let page = try coveredLists(after: request.query["after"], limit: limit, grant: grant, context)
         let lists: [JSONValue] = page.lists.map { head in
             var object = JSONObject()
             object["id"] = .string(head.id)
@@ -45,6 +48,29 @@ struct ReadRoutes {
         body["lists"] = .array(lists)
         body["next"] = page.more ? page.lists.last.map { .string($0.id) } ?? .null : .null
         return Responses.json(200, .object(body), headers: ["Cache-Control": "no-cache"])
+    }
+
+    /// A page of the lists `grant` covers (every list when it is `nil` or a static token's), in id order: pages
+    /// of the store are read and filtered until `limit` are found or the store has no more.
+    /// - Complexity: O(*n*) store rows for *n* lists past `after` in the worst case (a token covering few).
+    private static func coveredLists(
+        after: String?, limit: Int, grant: Grant?, _ context: ServiceContext
+    ) throws(ServiceError) -> (lists: [ListHead], more: Bool) {
+        guard let grant, !grant.coversEveryList else {
+            let page = try context.repository.lists(after: after, limit: limit)
+            return (page.lists, page.more)
+        }
+        var covered: [ListHead] = []
+        var cursor = after
+        while true {
+            let page = try context.repository.lists(after: cursor, limit: 1_000)
+            for head in page.lists where grant.covers(head.id) {
+                if covered.count == limit { return (covered, true) }
+                covered.append(head)
+            }
+            guard page.more, let last = page.lists.last else { return (covered, false) }
+            cursor = last.id
+        }
     }
 
     /// The current document from memory only (the loop's answer), or `nil` when anything is not in memory.

@@ -103,7 +103,7 @@ enum Responses {
     /// The problem response of an error.
     static func problem(_ error: ServiceError) -> HTTPResponse {
         var response = error.problem.response()
-        if case .unauthorized = error { response.headers["WWW-Authenticate"] = "Bearer" }
+        if let challenge = error.challenge { response.headers["WWW-Authenticate"] = challenge }
         return response
     }
 }

@@ -2,7 +2,7 @@ import HTTPServer
 import ListDeltaCore
 import WireText
 
-/// Reading and checking what a request carries: ids, query numbers, entity tags, media types, tokens.
+/// Reading and checking what a request carries: ids, query numbers, entity tags, media types.
 enum RequestReading {
     /// The list id of the path, checked against `[A-Za-z0-9._-]{1,128}` (and not `.` or `..`).
     static func listID(_ request: HTTPRequest) throws(ServiceError) -> String {
@@ -75,24 +75,6 @@ enum RequestReading {
         guard given == expected else {
             throw .unsupportedMediaType("the body must be \(expected), not \(given.map { "\"\($0)\"" } ?? "untyped")")
         }
-    }
-
-    /// Checks `Authorization: Bearer` against the configured write tokens (none: writes are open).
-    static func authorizeWrite(_ request: HTTPRequest, tokens: [String]) throws(ServiceError) {
-        guard !tokens.isEmpty else { return }
-        guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else { throw .unauthorized }
-        let token = String(header.dropFirst(7)).trimmingSpaces()
-        guard tokens.contains(where: { constantTimeEqual($0, String(token)) }) else { throw .forbidden }
-    }
-
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0
     }
 
     /// The body as JSON.

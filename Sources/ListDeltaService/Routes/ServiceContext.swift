@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
 import Logging
 import Metrics
@@ -23,6 +24,8 @@ final class ServiceContext: Sendable {
     let repository: ListRepository
     let hub = ChangeHub()
     let logger: Logger
+    /// Who may read and write which list.
+    let access: AccessControl
     /// Rendered documents (by revision) and diffs (by from, to and format).
     let documentBodies: LRUCache<RevisionKey, RenderedBody>
     let diffBodies: LRUCache<DiffKey, RenderedBody>
@@ -30,10 +33,11 @@ final class ServiceContext: Sendable {
     let writePool: WorkerPool
     private let timers = DispatchQueue(label: "listdelta.timers")
 
-    init(configuration: ServiceConfiguration, repository: ListRepository, logger: Logger) {
+    init(configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl) {
         self.configuration = configuration
         self.repository = repository
         self.logger = logger
+        self.access = access
         documentBodies = LRUCache(budget: configuration.cacheBytes / 4)
         diffBodies = LRUCache(budget: configuration.cacheBytes / 4)
         readPool = WorkerPool(name: "read", threads: configuration.workerThreads, queueLimit: configuration.maxQueuedRequests)
@@ -93,12 +97,21 @@ final class ServiceContext: Sendable {
 
     // MARK: - Checks on the loop
 
-    /// The request's list id, checked on the loop: `nil` after answering 400 for a malformed id, or 404 for an id
-    /// that certainly names no list (no store lookup).
-    func knownListID(_ request: HTTPRequest, _ responder: any HTTPResponding) -> String? {
+    /// A list a read may go on with: its id, and the grant that allowed it (`nil` when reads are public).
+    struct ReadableList: Sendable {
         let id: String
-        do {
+        let grant: Grant?
+    }
+
+    /// The request's list, checked on the loop in the order that reveals nothing to whom may not read it: 400 for
+    /// a malformed id, then 401/403 when the credential does not allow reading it, then 404 for an id that
+    /// certainly names no list (no store lookup). `nil` after answering the problem.
+    func readableList(_ request: HTTPRequest, _ responder: any HTTPResponding) -> ReadableList? {
+        let id: String
+        let grant: Grant?
+        do throws(ServiceError) {
             id = try RequestReading.listID(request)
+            grant = try access.authorizeRead(request, list: id)
         } catch {
             responder.respond(Responses.problem(error))
             return nil
@@ -107,7 +120,7 @@ final class ServiceContext: Sendable {
             responder.respond(Responses.problem(.notFound("there is no list \"\(id)\"")))
             return nil
         }
-        return id
+        return ReadableList(id: id, grant: grant)
     }
 
     // MARK: - Rendered bodies

@@ -58,7 +58,7 @@ struct WriteRoutes {
     /// Checks what every write checks, in the order a client can fix them: id, token, media type.
     static func admit(_ request: HTTPRequest, _ context: ServiceContext, mediaType: String?) throws(ServiceError) -> String {
         let id = try RequestReading.listID(request)
-        try RequestReading.authorizeWrite(request, tokens: context.configuration.writeTokens)
+        try context.access.authorizeWrite(request, list: id)
         if let mediaType { try RequestReading.requireMediaType(request, mediaType) }
         return id
     }

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
 import Synchronization
 
@@ -70,6 +71,20 @@ final class EventStream: Sendable {
     }
 
     private var isEnded: Bool { ended.withLock { $0 } }
+
+    /// Ends the stream when `grant` expires (never for `nil` or a static token), with a comment saying why: the
+    /// client reconnects with a fresh token.
+    func end(whenExpires grant: Grant?) {
+        guard let seconds = grant?.secondsLeft(at: context.access.now()) else { return }
+        context.after(seconds) { [weak self] in
+            guard let self else { return }
+            queue.async { [self] in
+                guard !isEnded else { return }
+                _ = stream.write(Array(": the token expired; reconnect with a fresh one\n\n".utf8))
+                end()
+            }
+        }
+    }
 
     /// Stops everything (the client went away or the stream ended).
     func end() {

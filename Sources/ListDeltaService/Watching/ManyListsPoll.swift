@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 
 /// A long poll on many lists (`GET /v1/diffs?lists=...&wait=S`), parked on all of them under one hub token until
 /// the first moves.
@@ -52,8 +53,9 @@ struct ManyListsPoll: Sendable {
     let context: ServiceContext
 
     /// Parks on every list, then checks them again: a write committed while parking either wakes the poll or is
-    /// seen by that check. Runs on a worker.
-    func park(wait: Double) {
+    /// seen by that check. `grant`'s expiry, when it comes before `wait` ends, ends the poll with 401. Runs on a
+    /// worker.
+    func park(wait: Double, grant: Grant?) {
         let token = context.hub.park(lists: cursor.ids) { _, event in
             if case .shutdown = event {
                 responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
@@ -66,8 +68,14 @@ struct ManyListsPoll: Sendable {
             return
         }
         responder.onClose { _ = context.hub.unpark(token: token) }
-        context.after(wait) {
-            if context.hub.unpark(token: token) { context.continueWork { answer() } }
+        let hold = context.access.holdTime(wait: wait, grant: grant)
+        context.after(hold.seconds) {
+            guard context.hub.unpark(token: token) else { return }
+            if hold.tokenExpires {
+                responder.respond(Responses.problem(AccessControl.expired))
+            } else {
+                context.continueWork { answer() }
+            }
         }
         do {
             let moves = try Self.moves(of: cursor, context)

@@ -22,6 +22,16 @@ const el = (tag, attrs = {}, ...children) => {
 
 const api = (path) => `/v1/lists${path}`;
 
+// The token field: a bearer token for a server with `readAccess: token` (or write tokens), kept in session storage
+// (this tab only). Every request of the page and of its followers sends it.
+const TOKEN_KEY = "listdelta.token";
+const currentToken = () => $("token").value.trim() || null;
+const authorized = (init = {}) => {
+  const token = currentToken();
+  return token ? { ...init, headers: { ...(init.headers ?? {}), Authorization: `Bearer ${token}` } } : init;
+};
+const request = (url, init) => fetch(url, authorized(init));
+
 // ---------------------------------------------------------------------------
 // The lists on the left, refreshed every few seconds.
 
@@ -29,7 +39,7 @@ const state = { listID: null, follower: null, lists: [], resets: [], dashboard: 
 
 async function refreshLists() {
   try {
-    const res = await fetch(api("?limit=200"), { cache: "no-store" });
+    const res = await request(api("?limit=200"), { cache: "no-store" });
     if (!res.ok) return;
     const body = await res.json();
     state.lists = body.lists ?? [];
@@ -348,7 +358,7 @@ async function loadHistory(older = false) {
   if (!id) return;
   const query = new URLSearchParams({ limit: "50" });
   if (older && historyState.next != null) query.set("before", String(historyState.next));
-  const res = await fetch(api(`/${encodeURIComponent(id)}/revisions?${query}`), { cache: "no-store" });
+  const res = await request(api(`/${encodeURIComponent(id)}/revisions?${query}`), { cache: "no-store" });
   if (!res.ok || id !== state.listID) return;
   const page = await res.json();
   historyState.entries = older ? historyState.entries.concat(page.revisions) : page.revisions;
@@ -419,7 +429,7 @@ async function compare() {
   if (from == null || to == null || !state.listID) return;
   const base = api(`/${encodeURIComponent(state.listID)}`);
   const [diffRes, fromRes, toRes] = await Promise.all([
-    fetch(`${base}/diff?from=${from}&to=${to}`), fetch(`${base}?revision=${from}`), fetch(`${base}?revision=${to}`),
+    request(`${base}/diff?from=${from}&to=${to}`), request(`${base}?revision=${from}`), request(`${base}?revision=${to}`),
   ]);
   if (!diffRes.ok || !fromRes.ok || !toRes.ok) {
     log(`compare r${from} and r${to}: HTTP ${[diffRes, fromRes, toRes].find((r) => !r.ok).status}`, "error");
@@ -456,7 +466,7 @@ async function revertTo(revision) {
   const id = state.listID;
   const headers = { "Content-Type": "application/json" };
   if (state.follower?.revision != null) headers["If-Match"] = `"${state.follower.revision}"`;
-  const res = await fetch(api(`/${encodeURIComponent(id)}/revert`), { method: "POST", headers, body: JSON.stringify({ to: revision }) });
+  const res = await request(api(`/${encodeURIComponent(id)}/revert`), { method: "POST", headers, body: JSON.stringify({ to: revision }) });
   const body = await res.json().catch(() => ({}));
   if (!res.ok) return log(`revert to r${revision}: HTTP ${res.status} ${body.detail ?? body.title ?? ""}`, "error");
   log(body.diff && body.diff.from === body.diff.to ? `revert to r${revision}: already that content` : `reverted to r${revision} as r${body.revision}`);
@@ -509,6 +519,7 @@ function open(id, push) {
   });
   follower = new ListFollower("", id, target, {
     mode,
+    token: currentToken,
     onLoad: (doc) => { log(`loaded revision ${doc.revision}`); loadHistory(); },
     onDiff: (diff) => {
       showRevision(diff.to, diff);
@@ -614,6 +625,7 @@ function openDashboard(ids, push) {
   document.title = `${ids.length} lists · ListDelta`;
   const follower = new ManyListFollower("", {}, {
     mode,
+    token: currentToken,
     onDiff: (diff, doc, id) => dashLog(`${id}: r${diff.from} → r${diff.to}: ${describe(diff)}`),
     onReset: (info, id) => {
       state.resets.push({ id, reason: info.reason, detail: info.detail, from: info.from, to: info.document.revision });
@@ -786,7 +798,7 @@ const actions = {
 async function write(name) {
   const id = state.listID;
   if (!id) return;
-  const res = await fetch(api(`/${encodeURIComponent(id)}`), { cache: "no-store" });
+  const res = await request(api(`/${encodeURIComponent(id)}`), { cache: "no-store" });
   if (!res.ok) return log(`could not read ${id}: HTTP ${res.status}`, "error");
   const doc = await res.json();
   const change = actions[name](doc);
@@ -795,7 +807,7 @@ async function write(name) {
     ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(change.put) }
     : { method: "PATCH", headers: { "Content-Type": "application/json-patch+json" }, body: JSON.stringify(change) };
   init.headers["If-Match"] = `"${doc.revision}"`;
-  const w = await fetch(api(`/${encodeURIComponent(id)}`), init);
+  const w = await request(api(`/${encodeURIComponent(id)}`), init);
   if (!w.ok) {
     const p = await w.json().catch(() => ({}));
     log(`${name}: HTTP ${w.status} ${p.title ?? ""}`, "error");
@@ -839,7 +851,7 @@ async function createDemo() {
       items: Array.from({ length: 3 + rnd(3) }, newItem),
     })),
   };
-  const res = await fetch(api(`/${id}`), {
+  const res = await request(api(`/${id}`), {
     method: "PUT", headers: { "Content-Type": "application/json", "If-None-Match": "*" }, body: JSON.stringify(body),
   });
   if (!res.ok) return;
@@ -875,6 +887,15 @@ window.listdelta = {
   loadHistory: () => loadHistory(),
   write,
 };
+
+$("token").value = sessionStorage.getItem(TOKEN_KEY) ?? "";
+$("token").addEventListener("change", () => {
+  const token = currentToken();
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+  refreshLists();
+  route(); // follow again with the new token
+});
 
 refreshLists();
 setInterval(refreshLists, 3000);

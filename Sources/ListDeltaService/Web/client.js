@@ -32,6 +32,13 @@
 // treats every list as a ListFollower would (counts checked, target driven, refetch on a reset or a bad diff);
 // its callbacks get the list id as their last argument. See ManyListFollower below.
 //
+// Access: `token` (an option of every follower, and of fetchHistory and revert) is a string, or a function returning
+// one (or a promise of one), called before each request with `{fresh: false}` and, after a 401 or a broken event
+// stream, with `{fresh: true}`: return a newly minted token then. It is sent as `Authorization: Bearer <token>`,
+// and to an EventSource (which cannot send headers) as `?access_token=<token>`. A server with
+// `readAccess: token` ends a long poll (401) or an event stream when its token expires; the follower then asks
+// for a fresh token and goes on from the revisions it holds.
+//
 // History and undo: `fetchHistory(baseURL, listID, {before, limit})` reads a page of the list's revisions
 // (newest first, with commit times, the write that made each one and the size of its diff), and
 // `revert(baseURL, listID, to, {ifMatch})` writes a new revision with revision `to`'s content (undo; a later
@@ -344,6 +351,7 @@ class Follower {
     this._abort = null;
     this._source?.close();
     this._source = null;
+    this._streams = (this._streams ?? 0) + 1; // a stream still waiting for its token is not opened
   }
 
   // A new run's abort signal (pause and stop abort it).
@@ -368,12 +376,10 @@ class Follower {
     return f(url, init);
   }
 
+  /** A GET with this follower's headers and token; after a 401, once more with a fresh token. */
   _get(url, init = {}) {
-    return this._fetch(url, {
-      headers: { Accept: "application/json", ...(this.options.headers ?? {}) },
-      cache: "no-store",
-      ...init,
-    });
+    const headers = { Accept: "application/json", ...(this.options.headers ?? {}) };
+    return withToken(this.options.token, (auth) => this._fetch(url, { headers: { ...headers, ...auth }, cache: "no-store", ...init }), init.signal);
   }
 
   /** The document at `url`; throws an HTTPError for any answer but 200. */
@@ -427,18 +433,34 @@ class Follower {
   }
 
   /**
-   * Opens an EventSource on `url` as this follower's one stream. `handlers` maps event names to
-   * `(data, broken)`; `broken(error)` (also called when the connection fails) closes the stream, waits the
-   * backoff delay and calls `reopen()` unless another stream was opened meanwhile. Returns the source.
+   * Opens an EventSource on `url` (with the token as `access_token`) as this follower's one stream. `handlers`
+   * maps event names to `(data, broken)`; `broken(error)` (also called when the connection fails or ends, as it
+   * does when its token expires) closes the stream, waits the backoff delay and calls `reopen()` unless another
+   * stream was opened meanwhile; the reopened stream asks for a fresh token. Resolves to the source, or null when
+   * the follower stopped or opened another stream while the token was coming.
    */
-  _stream(url, signal, handlers, reopen) {
-    const source = new EventSource(url);
+  async _stream(url, signal, handlers, reopen) {
+    const ticket = (this._streams = (this._streams ?? 0) + 1);
+    let token = null;
+    try {
+      token = await tokenOf(this.options.token, this._freshToken === true);
+    } catch (error) {
+      if (ticket === this._streams && this._alive(signal)) {
+        await this._retry(error, signal);
+        if (ticket === this._streams && this._alive(signal)) reopen();
+      }
+      return null;
+    }
+    if (ticket !== this._streams || !this._alive(signal)) return null;
+    this._freshToken = false;
+    const source = new EventSource(token ? `${url}${url.includes("?") ? "&" : "?"}access_token=${encodeURIComponent(token)}` : url);
     this._source = source;
     const current = () => this._source === source;
     const broken = async (error) => {
       source.close();
       if (!current()) return;
       this._source = null;
+      this._freshToken = true;
       await this._retry(error, signal);
       if (this._alive(signal) && this._source === null) reopen();
     };
@@ -462,6 +484,7 @@ class Follower {
  * - `wait`: long-poll seconds (default 25; the server caps it);
  * - `backoff`: `{initial: 500, max: 15000}` milliseconds (capped exponential, with jitter);
  * - `headers`: extra request headers (poll mode); `fetch`: a fetch function;
+ * - `token`: a string, or a function `({fresh}) => token` (or a promise of one), sent as a bearer token;
  * - callbacks: `onLoad(document)`, `onDiff(diff, document)`, `onReset({reason, detail, from, document})`,
  *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "retrying" | "paused" | "stopped".
  *   (Each callback also gets the list id as a last argument, as ManyListFollower's do.)
@@ -481,14 +504,14 @@ export class ListFollower extends Follower {
     return listURL(this.baseURL, this.listID);
   }
 
-  /** A page of this list's history (see `fetchHistory`). */
+  /** A page of this list's history (see `fetchHistory`), with this follower's token. */
   history(options = {}) {
-    return fetchHistory(this.baseURL, this.listID, options);
+    return fetchHistory(this.baseURL, this.listID, { token: this.options.token, ...options });
   }
 
   /** Reverts the list to revision `to`, on condition that it still is at the revision this follower shows. */
   revert(to, options = {}) {
-    return revert(this.baseURL, this.listID, to, { ifMatch: this.revision, ...options });
+    return revert(this.baseURL, this.listID, to, { ifMatch: this.revision, token: this.options.token, ...options });
   }
 
   async _run() {
@@ -583,12 +606,12 @@ export class ListFollower extends Follower {
     if (!this._alive(signal)) return;
     let source = null;
     const restart = async (reason, detail) => {
-      source.close();
+      source?.close();
       if (this._source === source) this._source = null;
       if (!(await this._load(signal, reason, detail))) return;
       this._openEvents(signal);
     };
-    source = this._stream(`${this.url}/events?from=${this.revision}`, signal, {
+    this._stream(`${this.url}/events?from=${this.revision}`, signal, {
       diff: (data) => {
         let diff;
         try {
@@ -603,7 +626,7 @@ export class ListFollower extends Follower {
         try { current = JSON.parse(data).current; } catch { /* keep null */ }
         restart("event", `event: reset (current ${current})`);
       },
-    }, () => this._openEvents(signal));
+    }, () => this._openEvents(signal)).then((opened) => { source = opened; });
   }
 }
 
@@ -948,13 +971,14 @@ async function answer(res) {
  * items, changes}], oldestRevision, next}`; pass `next` as `before` for the next (older) page.
  * Throws an HTTPError for any answer but 200 (404: no such list).
  */
-export async function fetchHistory(baseURL, listID, { before, limit, headers } = {}) {
+export async function fetchHistory(baseURL, listID, { before, limit, headers = {}, token } = {}) {
   const query = new URLSearchParams();
   if (before != null) query.set("before", String(before));
   if (limit != null) query.set("limit", String(limit));
   const text = query.toString();
   const suffix = text ? `?${text}` : "";
-  return answer(await fetch(`${listURL(baseURL, listID)}/revisions${suffix}`, { cache: "no-store", headers }));
+  const url = `${listURL(baseURL, listID)}/revisions${suffix}`;
+  return answer(await withToken(token, (auth) => fetch(url, { cache: "no-store", headers: { ...headers, ...auth } })));
 }
 
 /**
@@ -962,10 +986,31 @@ export async function fetchHistory(baseURL, listID, { before, limit, headers } =
  * (the same revision and an empty diff when the content already is revision `to`'s). `ifMatch` (a revision)
  * makes it conditional: 412 when the list moved on. Throws an HTTPError otherwise (410: `to` is not retained).
  */
-export async function revert(baseURL, listID, to, { ifMatch, headers = {} } = {}) {
+export async function revert(baseURL, listID, to, { ifMatch, headers = {}, token } = {}) {
   const all = { "Content-Type": "application/json", ...headers };
   if (ifMatch != null) all["If-Match"] = `"${ifMatch}"`;
-  return answer(await fetch(`${listURL(baseURL, listID)}/revert`, { method: "POST", headers: all, body: JSON.stringify({ to }) }));
+  const url = `${listURL(baseURL, listID)}/revert`;
+  const body = JSON.stringify({ to });
+  return answer(await withToken(token, (auth) => fetch(url, { method: "POST", headers: { ...all, ...auth }, body })));
+}
+
+/** The token `token` (a string, or a function `({fresh}) => token` or a promise of one) gives now; null for none. */
+async function tokenOf(token, fresh = false) {
+  if (typeof token === "function") return (await token({ fresh })) || null;
+  return token || null;
+}
+
+/**
+ * Sends `request(headers)` with the token's Authorization header; after a 401 (unless `signal` aborted), once more
+ * with a fresh token when `token` is a function.
+ */
+async function withToken(token, request, signal = null) {
+  const send = async (fresh) => {
+    const value = await tokenOf(token, fresh);
+    return request(value ? { Authorization: `Bearer ${value}` } : {});
+  };
+  const res = await send(false);
+  return res.status === 401 && typeof token === "function" && !signal?.aborted ? send(true) : res;
 }
 
 /** Starts following `listID` at `baseURL` (use "" for the page's own origin); returns the ListFollower. */

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaAccess
 import Logging
 @testable import ListDeltaService
 
@@ -8,7 +9,7 @@ final class TestService: Sendable {
     let service: ListDeltaService
     let directory: String
 
-    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+    init(keys: VerificationKeys = .none, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "listdelta-test-\(UUID().uuidString)"
         var configuration = ServiceConfiguration()
         configuration.dataDirectory = directory
@@ -17,7 +18,7 @@ final class TestService: Sendable {
         configure(&configuration)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        service = try ListDeltaService(configuration: configuration, logger: logger, registry: nil)
+        service = try ListDeltaService(configuration: configuration, logger: logger, registry: nil, keys: keys)
     }
 
     deinit {
