@@ -2,8 +2,9 @@ import Synchronization
 
 /// Verified tokens and their grants, so that a token is verified once and then only looked up.
 ///
-/// Bounded: at most `limit` entries. When full, expired entries are dropped first, then arbitrary ones (a dropped
-/// token is verified again on its next use, which costs time, never correctness). Shared by every event loop.
+/// Bounded: at most `limit` entries. When full, expired entries are dropped first, then a quarter of the others,
+/// arbitrary ones (a dropped token is verified again on its next use, which costs time, never correctness). Shared
+/// by every event loop.
 final class GrantCache: Sendable {
     private let entries = Mutex<[String: Grant]>([:])
     let limit: Int
@@ -22,8 +23,12 @@ final class GrantCache: Sendable {
     func insert(_ grant: Grant, for token: String, now: Double) {
         entries.withLock { entries in
             if entries.count >= limit {
+                // Expired entries first; then a quarter at once, so that a cache full of live tokens is rebuilt
+                // once per limit/4 insertions, not on every one.
                 entries = entries.filter { ($0.value.expiresAt ?? .infinity) > now }
-                while entries.count >= limit { entries.remove(at: entries.startIndex) }
+                if entries.count >= limit {
+                    for _ in 0..<max(1, limit / 4) { entries.remove(at: entries.startIndex) }
+                }
             }
             entries[token] = grant
         }

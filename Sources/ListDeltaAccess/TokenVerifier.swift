@@ -45,10 +45,9 @@ public final class TokenVerifier: Sendable {
     /// - Complexity: a cached token costs a hash lookup; a new one a signature check (HS256 about a microsecond,
     ///   ES256 and RS256 tens of microseconds).
     public func grant(for token: String, now: Double) throws(AccessError) -> Grant {
-        if isStaticToken(token) { return .everything }
-        guard Self.looksLikeJWT(token) else { throw .unknownToken }
-        guard !keys.isEmpty else { throw .unknownToken }
-        if let cached = cache.grant(for: token) {
+        let jwtShaped = Self.looksLikeJWT(token)
+        // The hot path: a JWT verified before (the cache holds verified JWTs only).
+        if jwtShaped, let cached = cache.grant(for: token) {
             do {
                 try cached.checkTime(at: now)
             } catch {
@@ -57,6 +56,8 @@ public final class TokenVerifier: Sendable {
             }
             return cached
         }
+        if isStaticToken(token) { return .everything }
+        guard jwtShaped, !keys.isEmpty else { throw .unknownToken }
         let grant = try verify(token, now: now)
         cache.insert(grant, for: token, now: now)
         return grant
@@ -79,6 +80,10 @@ public final class TokenVerifier: Sendable {
         guard !candidates.isEmpty else {
             if keys.algorithms.contains(algorithm) { throw .rejected("no configured key has its kid") }
             throw .rejected("alg \(algorithm.prefix(16)) is not accepted here (accepted: \(keys.algorithms.joined(separator: ", ")))")
+        }
+        // Without a kid, a token may be tried against one key only: never N signature checks per forged token.
+        guard header.kid != nil || candidates.count == 1 else {
+            throw .rejected("it names no kid, and several configured keys use \(algorithm)")
         }
         // What was signed: the header and the claims as sent, up to the last dot.
         let signingInput = bytes[..<(bytes.lastIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex)]

@@ -7,7 +7,8 @@ import Testing
         ("team-7-*", "xteam-7-a", false), ("*", "anything", true), ("a", "a", true), ("a", "ab", false),
         ("*-inbox", "u1-inbox", true), ("*-inbox", "u1-inbox2", false), ("a*b*c", "abc", true), ("a*b*c", "a-b-b-c", true),
         ("a*b*c", "acb", false), ("a*a", "a", false), ("a*a", "aa", true), ("*a*", "xyz", false), ("*a*", "xay", true),
-        ("**", "", true), ("a**b", "ab", true), ("u.1_x-*", "u.1_x-9", true),
+        ("**", "", true), ("a**b", "ab", true), ("u.1_x-*", "u.1_x-9", true), ("ab*ab", "ab", false), ("ab*ab", "abab", true),
+        ("a*b*a", "aba", true), ("a*b*a", "ab", false),
     ])
     func matches(pattern: String, id: String, expected: Bool) throws {
         let compiled = try #require(ListPattern(pattern))

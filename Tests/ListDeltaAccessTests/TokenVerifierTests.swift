@@ -118,6 +118,22 @@ import Testing
         #expect(rejection(verifier, crossed) == .rejected("no configured key has its kid"))
     }
 
+    @Test func aTokenWithoutKidMayNotBeTriedAgainstSeveralKeys() async throws {
+        let first = ES256PrivateKey()
+        let second = ES256PrivateKey()
+        var set = try JSONSerialization.jsonObject(with: Data(try TestKeys.jwks(ec: first))) as! [String: [[String: String]]]
+        var other = set["keys"]![0]
+        (other["x"], other["y"]) = second.publicKey.parameters!
+        other["kid"] = "ec-2"
+        set["keys"]!.append(other)
+        let verifier = try await verifier(secret: false, jwks: Array(try JSONSerialization.data(withJSONObject: set)))
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: second)
+        let withoutKid = try await keys.sign(TestKeys.claims(now: now))
+        #expect(rejection(verifier, withoutKid) == .rejected("it names no kid, and several configured keys use ES256"))
+        #expect(try verifier.grant(for: try await TestKeys.es256(TestKeys.claims(now: now), key: second, kid: "ec-2"), now: now).covers("a-1"))
+    }
+
     @Test func aVerifiedTokenIsCachedUntilItExpires() async throws {
         let verifier = try await verifier()
         let token = try await TestKeys.hs256(TestKeys.claims(lifetime: 60, now: now))

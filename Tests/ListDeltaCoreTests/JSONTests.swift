@@ -55,5 +55,8 @@ import Testing
         let marked = try JSONPointer(parsing: "/~0\u{301}/~1\u{301}x")
         #expect(marked.tokens == ["~\u{301}", "/\u{301}x"])
         #expect(marked.description == "/~0\u{301}/~1\u{301}x")
+        // So is the leading "/": a mark or a modifier right after it starts the first token.
+        #expect(try JSONPointer(parsing: "/\u{301}").tokens == ["\u{301}"])
+        #expect(try JSONPointer(parsing: "/\u{1F3FB}7").tokens == ["\u{1F3FB}7"])
     }
 }

@@ -47,6 +47,22 @@ import Testing
         #expect(test.answer(.GET, "/v1/lists/a-1?access_token=\(token)")?.status == 200)
     }
 
+    @Test func revisionsThatNeverChangeAreCachedPrivately() async throws {
+        let (test, minter) = try await privateService()
+        test.put("a-1", items: ["x"], headers: bearer("static-token"))
+        test.put("a-1", items: ["x", "y"], headers: bearer("static-token"))
+        let reader = bearer(try await minter.token(scope: .read, lists: ["a-*"], lifetime: 60))
+        for path in ["/v1/lists/a-1?revision=1", "/v1/lists/a-1/diff?from=1&to=2"] {
+            let answer = try #require(test.answer(.GET, path, headers: reader))
+            #expect(answer.status == 200)
+            #expect(answer.headers["Cache-Control"] == "private, max-age=31536000, immutable", "\(path)")
+        }
+        let open = try TestService()
+        open.put("p", items: ["x"])
+        open.put("p", items: ["y"])
+        #expect(open.answer(.GET, "/v1/lists/p?revision=1")?.headers["Cache-Control"] == "public, max-age=31536000, immutable")
+    }
+
     @Test func theIndexShowsOnlyCoveredLists() async throws {
         let (test, minter) = try await privateService()
         for id in ["a-1", "b-1", "a-2", "c-1", "a-3"] { test.put(id, items: ["x"], headers: bearer("static-token")) }

@@ -146,6 +146,39 @@ def test_schemathesis_conformance(st_server, tmp_path):
     assert streamed, "no generated request to the event stream got a diff event"
 
 
+def test_schemathesis_conformance_with_private_reads_and_a_scoped_token(tmp_path_factory, tmp_path):
+    """The same checks against a server with `readAccess: token`, every request carrying a read-scoped JWT for the
+    lists matching `a*`: the reads it covers answer as in public mode, the others and every write 403 (a shorter
+    run: the operations' own behaviour was checked above)."""
+    import jwt
+
+    from conftest import Server
+
+    secret = "schemathesis-secret-0123456789-abcdefgh"
+    data = tmp_path_factory.mktemp("st-token") / "db"
+    data.mkdir()
+    server = Server(data, env={
+        "LISTDELTA_MAX_WAIT_SECONDS": "1", "LISTDELTA_HEARTBEAT_SECONDS": "0.5", "LISTDELTA_JWT_SECRET": secret,
+        "LISTDELTA_READ_ACCESS": "token",
+    }).start()
+    try:
+        token = jwt.encode({"exp": int(time.time()) + 3600, "scope": "read", "lists": ["a*"]}, secret, algorithm="HS256")
+        config = tmp_path / "schemathesis.toml"
+        config.write_text(CONFIG)
+        cmd = schemathesis_command() + [
+            "--config-file", str(config), "run", str(SPEC), "--url", server.url(""), "--checks", "all",
+            "--max-examples", "20", "--seed", SEED, "--workers", "1", "--max-failures", "20", "--no-color",
+            "--header", f"Authorization: Bearer {token}",
+        ]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=WALL_SECONDS, cwd=tmp_path, env=dict(os.environ))
+        output = done.stdout + done.stderr
+        assert done.returncode == 0, output[-20000:]
+        assert server.alive(), server.output()
+        assert token not in server.output()
+    finally:
+        server.stop()
+
+
 # -- the event stream's data against the spec's schemas, without schemathesis
 
 

@@ -13,7 +13,8 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `JSONPointerError` when the text does not start with `/` or has a bad `~` escape.
     public init(parsing text: String) throws(JSONPointerError) {
         guard !text.isEmpty else { self.tokens = []; return }
-        guard text.hasPrefix("/") else { throw JSONPointerError(text: text, reason: "must be empty or start with '/'") }
+        // By code point: "/" followed by a combining mark or an emoji modifier is one Character, not "/".
+        guard text.utf8.first == UInt8(ascii: "/") else { throw JSONPointerError(text: text, reason: "must be empty or start with '/'") }
         var tokens: [String] = []
         // By code point, not by character: "~0" followed by a combining mark is still the escape of "~".
         for raw in text.unicodeScalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {

@@ -30,7 +30,9 @@ struct AccessControl: Sendable {
             guard header == nil else { throw .badRequest("send the token once: in Authorization or as access_token, not both") }
             return query.isEmpty ? nil : query
         }
-        guard let header, header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        guard let header, header.utf8.count > 7, header.utf8.prefix(7).lazy.map({ $0 | 0x20 }).elementsEqual("bearer ".utf8) else {
+            return nil
+        }
         let token = header.dropFirst(7).trimmingSpaces()
         return token.isEmpty ? nil : String(token)
     }

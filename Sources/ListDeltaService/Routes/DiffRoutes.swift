@@ -65,8 +65,9 @@ struct DiffRoutes {
 
     private static func respond(_ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest) -> HTTPResponse {
         let opaque = "\(diff.from)-\(diff.to)\(diff.format == .jsonPatch ? "-patch" : "")"
-        // A diff between two fixed revisions never changes; one to "current" does.
-        let cacheControl = diff.explicitTo ? "public, max-age=31536000, immutable" : "no-cache"
+        // A diff between two fixed revisions never changes; one to "current" does. (A woken poll's diff is to
+        // "current": its request's grant is not carried, and not needed.)
+        let cacheControl = diff.explicitTo ? ServiceContext.immutableCacheControl(private: diff.grant != nil) : "no-cache"
         return Responses.representation(rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: cacheControl, request: request)
     }
 

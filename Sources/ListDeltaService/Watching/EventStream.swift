@@ -30,6 +30,8 @@ final class EventStream: Sendable {
     private let cursor: Mutex<ListCursor>
     private let ended = Mutex(false)
     private let token = Mutex<Int?>(nil)
+    /// When the stream's token expires (Unix seconds); `nil` for none.
+    private let expiresAt = Mutex<Double?>(nil)
 
     init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: ServiceContext) {
         self.form = form
@@ -65,7 +67,12 @@ final class EventStream: Sendable {
         context.after(context.configuration.heartbeatSeconds) { [self] in
             queue.async { [self] in
                 guard !isEnded else { return }
-                if stream.write(Array(": keep-alive\n\n".utf8)) { scheduleHeartbeat() } else { end() }
+                if stream.write(Array(": keep-alive\n\n".utf8)) {
+                    scheduleHeartbeat()
+                    armExpiry()
+                } else {
+                    end()
+                }
             }
         }
     }
@@ -73,10 +80,19 @@ final class EventStream: Sendable {
     private var isEnded: Bool { ended.withLock { $0 } }
 
     /// Ends the stream when `grant` expires (never for `nil` or a static token), with a comment saying why: the
-    /// client reconnects with a fresh token.
+    /// client reconnects with a fresh token. Each heartbeat checks the expiry; a one-off timer is armed only when
+    /// it falls before the next heartbeat, so no timer outlives its stream by more than a heartbeat.
     func end(whenExpires grant: Grant?) {
-        guard let seconds = grant?.secondsLeft(at: context.access.now()) else { return }
-        context.after(seconds) { [weak self] in
+        guard let expiry = grant?.expiresAt else { return }
+        expiresAt.withLock { $0 = expiry }
+        armExpiry()
+    }
+
+    private func armExpiry() {
+        guard let expiry = expiresAt.withLock({ $0 }) else { return }
+        let left = expiry - context.access.now()
+        guard left <= context.configuration.heartbeatSeconds else { return }
+        context.after(max(0, left)) { [weak self] in
             guard let self else { return }
             queue.async { [self] in
                 guard !isEnded else { return }
