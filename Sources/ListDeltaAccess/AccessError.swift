@@ -15,6 +15,9 @@ public enum AccessError: Error, Equatable, Sendable {
     /// and `access_token`.
     case badRequest(String)
 
+    /// A token past its `exp`.
+    public static let expired = AccessError.rejected("the token expired")
+
     /// The HTTP status it answers with.
     public var status: Int {
         switch self {

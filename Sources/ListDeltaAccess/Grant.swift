@@ -43,7 +43,7 @@ public struct Grant: Sendable, Equatable {
     /// Checks the validity window at `now`.
     /// - Throws: ``AccessError/rejected(_:)`` for an expired or not yet valid token.
     public func checkTime(at now: Double) throws(AccessError) {
-        if let expiresAt, now >= expiresAt { throw .rejected("the token expired") }
+        if let expiresAt, now >= expiresAt { throw .expired }
         if let notBefore, now < notBefore { throw .rejected("the token is not valid yet (nbf)") }
     }
 }

@@ -13,12 +13,7 @@ public struct TokenMinter: Sendable {
     /// A minter signing with `secret` (at least ``VerificationKeys/minimumSecretBytes`` bytes).
     /// - Throws: `KeySetupError` for a secret too short.
     public static func hs256(secret: String) async throws(KeySetupError) -> TokenMinter {
-        guard secret.utf8.count >= VerificationKeys.minimumSecretBytes else {
-            throw KeySetupError("jwtSecret must be at least \(VerificationKeys.minimumSecretBytes) bytes")
-        }
-        let collection = JWTKeyCollection()
-        await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        return TokenMinter(collection: collection)
+        TokenMinter(collection: try await VerificationKeys.hs256Collection(secret: secret))
     }
 
     /// A token granting `scope` on the lists matching `lists`, valid from now for `lifetime` seconds.

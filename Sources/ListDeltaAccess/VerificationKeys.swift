@@ -33,11 +33,7 @@ public struct VerificationKeys: Sendable {
     public static func load(hmacSecret: String?, jwks: [UInt8]?) async throws(KeySetupError) -> VerificationKeys {
         var keys: [Key] = []
         if let hmacSecret {
-            guard hmacSecret.utf8.count >= minimumSecretBytes else {
-                throw KeySetupError("jwtSecret must be at least \(minimumSecretBytes) bytes")
-            }
-            let collection = JWTKeyCollection()
-            await collection.add(hmac: HMACKey(from: hmacSecret), digestAlgorithm: .sha256)
+            let collection = try await hs256Collection(secret: hmacSecret)
             do {
                 keys.append(Key(id: nil, algorithm: try await collection.getKey()))
             } catch {
@@ -48,6 +44,17 @@ public struct VerificationKeys: Sendable {
             keys += try await publicKeys(jwks)
         }
         return VerificationKeys(keys: keys)
+    }
+
+    /// A jwt-kit key collection holding `secret` as its HS256 key: what verifies and what mints.
+    /// - Throws: `KeySetupError` for a secret shorter than ``minimumSecretBytes``.
+    static func hs256Collection(secret: String) async throws(KeySetupError) -> JWTKeyCollection {
+        guard secret.utf8.count >= minimumSecretBytes else {
+            throw KeySetupError("jwtSecret must be at least \(minimumSecretBytes) bytes")
+        }
+        let collection = JWTKeyCollection()
+        await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        return collection
     }
 
     private static func publicKeys(_ bytes: [UInt8]) async throws(KeySetupError) -> [Key] {

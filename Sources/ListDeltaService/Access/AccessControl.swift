@@ -51,9 +51,16 @@ struct AccessControl: Sendable {
 
     /// Checks a read of every list in `lists`; the first one not covered is named.
     func authorizeRead(_ request: HTTPRequest, lists: some Sequence<String>) throws(ServiceError) -> Grant? {
-        guard let grant = try readGrant(request) else { return nil }
-        if let uncovered = lists.first(where: { !grant.covers($0) }) { throw .access(.notCovered(list: uncovered)) }
+        let grant = try readGrant(request)
+        try Self.require(grant, covers: lists)
         return grant
+    }
+
+    /// Checks that `grant` (from ``readGrant(_:)``; `nil` when reads are public) covers every list in `lists`; the
+    /// first one not covered is named.
+    static func require(_ grant: Grant?, covers lists: some Sequence<String>) throws(ServiceError) {
+        guard let grant else { return }
+        if let uncovered = lists.first(where: { !grant.covers($0) }) { throw .access(.notCovered(list: uncovered)) }
     }
 
     /// The grant reads go by: `nil` when reads are public, else the request's (a token is then required).
@@ -88,5 +95,5 @@ struct AccessControl: Sendable {
     }
 
     /// The answer of a held request whose token expired.
-    static let expired = ServiceError.access(.rejected("the token expired"))
+    static let expired = ServiceError.access(.expired)
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaAccess
 import ListDeltaCore
 
 /// Everything `listdelta serve` can be told, with the documented defaults.
@@ -131,7 +132,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
         try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
         try require(["public", "token"].contains(readAccess), "readAccess must be public or token")
-        try require(jwtSecret.isEmpty || jwtSecret.utf8.count >= 32, "jwtSecret must be at least 32 bytes (RFC 7518: as long as the hash)")
+        let secretBytes = VerificationKeys.minimumSecretBytes
+        try require(
+            jwtSecret.isEmpty || jwtSecret.utf8.count >= secretBytes, "jwtSecret must be at least \(secretBytes) bytes (RFC 7518: as long as the hash)")
         try require(!privateReads || hasCredentials, "readAccess token needs a credential: writeTokens, jwtSecret or jwtPublicKeys")
         try require(
             ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),

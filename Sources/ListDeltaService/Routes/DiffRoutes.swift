@@ -60,14 +60,15 @@ struct DiffRoutes {
 
     private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
         let rendered = try context.renderedDiff(diff.list, from: diff.from, to: diff.to, format: diff.format)
-        return respond(rendered, diff, request)
+        return respond(rendered, diff, request, context)
     }
 
-    private static func respond(_ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest) -> HTTPResponse {
+    private static func respond(
+        _ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext
+    ) -> HTTPResponse {
         let opaque = "\(diff.from)-\(diff.to)\(diff.format == .jsonPatch ? "-patch" : "")"
-        // A diff between two fixed revisions never changes; one to "current" does. (A woken poll's diff is to
-        // "current": its request's grant is not carried, and not needed.)
-        let cacheControl = diff.explicitTo ? ServiceContext.immutableCacheControl(private: diff.grant != nil) : "no-cache"
+        // A diff between two fixed revisions never changes; one to "current" does.
+        let cacheControl = diff.explicitTo ? context.immutableCacheControl : "no-cache"
         return Responses.representation(rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: cacheControl, request: request)
     }
 
@@ -148,7 +149,7 @@ struct DiffRoutes {
                     let woken = DiffRequest(
                         list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0,
                         grant: nil)
-                    responder.respond(DiffRoutes.respond(batch, woken, request))
+                    responder.respond(DiffRoutes.respond(batch, woken, request, context))
                     return
                 }
                 context.continueWork { self.answerToCurrent() }

@@ -54,7 +54,7 @@ struct ManyListsRoutes {
     private static func cursor(
         _ request: HTTPRequest, _ context: ServiceContext, resumable: Bool
     ) throws(ServiceError) -> (ListCursor, Grant?) {
-        _ = try context.access.readGrant(request)
+        let grant = try context.access.readGrant(request)
         let maximum = context.configuration.maxListsPerRequest
         guard let lists = request.query["lists"] else {
             throw .badRequest("lists is required: the lists to follow, as id:revision, comma-separated")
@@ -63,6 +63,7 @@ struct ManyListsRoutes {
         if resumable, let header = request.headers["Last-Event-ID"] {
             cursor.resume(from: try ListCursor(parsing: String(header.trimmingSpaces()), maximum: maximum, name: "Last-Event-ID"))
         }
-        return (cursor, try context.access.authorizeRead(request, lists: cursor.ids))
+        try AccessControl.require(grant, covers: cursor.ids)
+        return (cursor, grant)
     }
 }

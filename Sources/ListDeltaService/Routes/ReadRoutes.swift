@@ -95,7 +95,7 @@ struct ReadRoutes {
         // A revision's document never changes: revision numbers are never reused.
         return Responses.representation(
             context.renderedDocument(document), etag: String(revision), contentType: "application/json",
-            cacheControl: ServiceContext.immutableCacheControl(private: context.configuration.privateReads), request: request)
+            cacheControl: context.immutableCacheControl, request: request)
     }
 
     private static func sections(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {

@@ -128,8 +128,8 @@ final class ServiceContext: Sendable {
     /// The `Cache-Control` of a representation that never changes (an old revision, a diff between two fixed
     /// revisions): `public` when anyone may read it, `private` when reads need a token, so that no shared cache
     /// keeps a private list's revision for whoever asks next.
-    static func immutableCacheControl(private isPrivate: Bool) -> String {
-        "\(isPrivate ? "private" : "public"), max-age=31536000, immutable"
+    var immutableCacheControl: String {
+        "\(configuration.privateReads ? "private" : "public"), max-age=31536000, immutable"
     }
 
     /// The rendered document at `revision`.
