@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // Tiny text helpers both the HTTP layer and the core use: the one JSON string escaper, space trimming.
@@ -50,10 +51,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Revisions in SQLite (the only target that imports GRDB).
+        // What every store of revisions is: the protocol, heads, writes, errors and the pure append arithmetic.
+        .target(name: "ListDeltaStorage", swiftSettings: swiftSettings),
+
+        // Revisions in SQLite, the embedded default (the only target that imports GRDB).
         .target(
             name: "ListDeltaStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ListDeltaStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+
+        // Revisions in PostgreSQL, shared by many instances, with LISTEN/NOTIFY wake-ups (the only target that
+        // imports PostgresNIO, and so SwiftNIO).
+        .target(
+            name: "ListDeltaPostgres",
+            dependencies: [
+                "ListDeltaStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -68,7 +84,7 @@ let package = Package(
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ListDeltaAccess", "ZlibCodec", "WireText",
+                "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ListDeltaPostgres", "ListDeltaAccess", "ZlibCodec", "WireText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -125,6 +141,9 @@ let package = Package(
         ),
         .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDeltaStoreTests", dependencies: ["ListDeltaStore"], swiftSettings: swiftSettings),
+        // The PostgreSQL store against a real server (LISTDELTA_TEST_POSTGRES_URL, set by scripts/test.sh).
+        .testTarget(
+            name: "ListDeltaPostgresTests", dependencies: ["ListDeltaPostgres", "ListDeltaStore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaAccessTests",
             dependencies: ["ListDeltaAccess", .product(name: "JWTKit", package: "jwt-kit")],

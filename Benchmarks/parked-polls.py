@@ -5,8 +5,9 @@ Opens --polls connections (default 10000), each sending
   GET /v1/lists/<list>/diff?from=<current>&wait=60
 waits until the server's /metrics gauge listdelta_parked_polls reaches N (bounded), records the server's RSS,
 PUTs a change to the list and measures the time from sending the PUT until every poll has its complete 200 answer.
+With --write-port the PUT goes to another instance sharing the database (a cross-instance wake-up).
 Prints exactly:
-  parked polls=<N> answered=<n> all_answered_ms=<t> rss_mb=<m>
+  parked polls=<N> answered=<n> all_answered_ms=<t> rss_mb=<m> p99_ms=<t>
 (rss_mb: the server's VmRSS with all polls parked), plus details. Everything is bounded by --deadline seconds.
 """
 
@@ -133,7 +134,7 @@ async def main_async(a):
     put_done = []
 
     def do_put():
-        out = http(port, "PUT", f"/v1/lists/{lid}", json.dumps(doc).encode())
+        out = http(a.write_port or port, "PUT", f"/v1/lists/{lid}", json.dumps(doc).encode())
         put_done.append(time.monotonic())
         return out
 
@@ -147,6 +148,7 @@ async def main_async(a):
     after = [(t - t0) * 1000 for t, _ in done[early:]]
     after.sort()
     p50 = after[len(after) // 2] if after else -1
+    p99 = after[min(len(after) - 1, (len(after) * 99) // 100)] if after else -1
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
     client_cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     put_ms = (put_done[0] - t0) * 1000 if put_done else -1
@@ -165,8 +167,8 @@ async def main_async(a):
     if done:
         print(f"monotonic clock at the first / last answer: {min(t for t, _ in done):.3f} / "
               f"{max(t for t, _ in done):.3f}; write sent at {t0:.3f}", flush=True)
-    print(f"parked polls={a.polls} answered={answered} all_answered_ms={t_all:.0f} rss_mb={rss_kb / 1024:.1f}",
-          flush=True)
+    print(f"parked polls={a.polls} answered={answered} all_answered_ms={t_all:.0f} rss_mb={rss_kb / 1024:.1f} "
+          f"p99_ms={p99:.0f}", flush=True)
     return 0 if answered == a.polls else 1
 
 
@@ -180,6 +182,8 @@ def main():
     ap.add_argument("--deadline", type=float, default=90)
     ap.add_argument("--gauge", type=int, default=0, help="parked polls to wait for (default --polls)")
     ap.add_argument("--no-write", action="store_true", help="do not write; another client wakes the polls")
+    ap.add_argument("--write-port", type=int, default=0,
+                    help="write through this port (another instance on the same database); default --port")
     ap.add_argument("--procs", type=int, default=2,
                     help="client processes sharing the polls (one asyncio process is itself too slow for 10000)")
     a = ap.parse_args()

@@ -57,7 +57,7 @@ public final class ListDeltaApp: Sendable {
         service.context.logger.info(
             "listening",
             metadata: [
-                "address": "\(configuration.host):\(server.port)", "data": "\(configuration.dataDirectory)",
+                "address": "\(configuration.host):\(server.port)", "store": "\(configuration.storeDescription)",
                 "workers": "\(configuration.workerThreads) read, \(configuration.writeThreads) write",
             ])
     }

@@ -30,21 +30,21 @@ public final class ListDeltaService: Sendable {
             throw ConfigurationError("the JWT keys passed must be the configuration's: load them with verificationKeys()")
         }
         self.configuration = configuration
-        var storeConfiguration = StoreConfiguration(directory: configuration.dataDirectory)
-        storeConfiguration.retention = configuration.retention
-        storeConfiguration.durableSync = configuration.durableSync
+        let store = try configuration.openStore(logger: logger)
         let repository: ListRepository
         do {
-            let store = try ListStore(configuration: storeConfiguration)
             repository = try ListRepository(
                 store: store, limits: configuration.documentLimits, cacheBytes: configuration.cacheBytes / 2,
                 cachedHeads: configuration.cachedLists)
         } catch {
-            throw ConfigurationError("cannot open the store in \(configuration.dataDirectory): \(error)")
+            (store as? any SharedRevisionStore)?.close()
+            throw ConfigurationError("cannot open the store \(configuration.storeDescription): \(error)")
         }
         let access = AccessControl(configuration: configuration, keys: keys)
-        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger, access: access)
+        let shared = store as? any SharedRevisionStore
+        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger, access: access, sharedStore: shared)
         self.context = context
+        shared?.startAnnouncements { [context] announcement in context.receive(announcement) }
 
         var router = Router()
         ReadRoutes(context: context).register(in: &router)
@@ -63,5 +63,6 @@ public final class ListDeltaService: Sendable {
     public func shutdown() {
         context.hub.shutdown()
         context.shutdown()
+        context.sharedStore?.close()
     }
 }

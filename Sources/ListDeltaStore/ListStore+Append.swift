@@ -1,4 +1,5 @@
 import GRDB
+import ListDeltaStorage
 
 extension ListStore {
     /// Appends the next revision of a list in one transaction and returns the new head.

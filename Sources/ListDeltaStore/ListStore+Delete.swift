@@ -1,4 +1,5 @@
 import GRDB
+import ListDeltaStorage
 
 extension ListStore {
     /// Deletes a list: its head becomes a tombstone and its revision rows are removed, in one transaction.

@@ -1,22 +1,5 @@
 import GRDB
-
-/// One page of a list's history, read from one consistent snapshot of the database.
-public struct HistoryPage: Sendable, Equatable {
-    /// The list's head when the page was read.
-    public var head: ListHead
-    /// Summaries of served revisions, newest first.
-    public var revisions: [RevisionSummary]
-    /// Whether older served revisions follow the page.
-    public var hasMore: Bool
-}
-
-/// The diff that undoes one revision, as stored (see ``RevisionWrite/undo``).
-public struct StoredUndo: Sendable, Equatable {
-    /// The revision it undoes: applied to this revision's document it gives `revision - 1`'s.
-    public var revision: Int
-    /// The blob, or `nil` for a revision written before undo diffs were kept.
-    public var undo: [UInt8]?
-}
+import ListDeltaStorage
 
 extension ListStore {
     /// A page of the served revisions of a live list, newest first: those below `before` (all when `nil`).

@@ -1,4 +1,5 @@
 import GRDB
+import ListDeltaStorage
 
 extension ListStore {
     /// The schema history. Never edit a registered migration; add a new one.

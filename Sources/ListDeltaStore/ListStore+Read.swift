@@ -1,4 +1,5 @@
 import GRDB
+import ListDeltaStorage
 
 extension ListStore {
     /// Returns the head of a list, including a deleted list's tombstone.

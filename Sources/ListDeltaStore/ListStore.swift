@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@_exported import ListDeltaStorage
 
 /// A durable store of list revisions, backed by one SQLite database in WAL mode.
 ///
@@ -24,9 +25,15 @@ import GRDB
 /// ### Maintenance
 /// - ``databaseSizeBytes()``
 /// - ``checkpointWAL()``
-public final class ListStore: Sendable {
+public final class ListStore: RevisionStore {
     /// The configuration the store was opened with.
     public let configuration: StoreConfiguration
+
+    /// How many revisions are served per list.
+    public var retention: Int { configuration.retention }
+
+    /// `false`: only processes on this machine open the file, and the service runs one per data directory.
+    public var isShared: Bool { false }
 
     /// The connection pool: one writer, several readers.
     let pool: DatabasePool

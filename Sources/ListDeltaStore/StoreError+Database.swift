@@ -1,4 +1,5 @@
 import GRDB
+import ListDeltaStorage
 
 extension StoreError {
     /// Runs `body` and converts any error it throws into a ``StoreError``.

@@ -57,6 +57,9 @@ struct Serve: ParsableCommand {
     @Option(help: "A JWKS file of RS256/ES256 public keys that scoped tokens may be signed with.")
     var jwtPublicKeys: String?
 
+    @Option(help: "Keep revisions in PostgreSQL, shared with other instances: postgres://user@host:port/database (the password may come from LISTDELTA_DATABASE_PASSWORD).")
+    var databaseUrl: String?
+
     func run() throws {
         let settings = try loadConfiguration()
         LoggingSystem.bootstrap { label in
@@ -92,6 +95,7 @@ struct Serve: ParsableCommand {
         if allowAnonymousWrites { settings.allowAnonymousWrites = true }
         if let readAccess { settings.readAccess = readAccess }
         if let jwtPublicKeys { settings.jwtPublicKeys = jwtPublicKeys }
+        if let databaseUrl { settings.databaseURL = databaseUrl }
         do {
             try settings.validate()
         } catch {

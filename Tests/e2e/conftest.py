@@ -21,6 +21,20 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("LISTDELTA_BIN", str(REPO / ".build" / "debug" / "listdelta"))
 TIMEOUT = 10
 
+# `LISTDELTA_E2E_STORE=postgres` runs every server of the suite on the PostgreSQL store: each data directory gets a
+# fresh database of the throwaway cluster scripts/test.sh started (LISTDELTA_TEST_POSTGRES_DIR), kept across restarts.
+STORE = os.environ.get("LISTDELTA_E2E_STORE", "sqlite")
+_databases = {}
+
+
+def database_for(data_dir):
+    """The database URL of a data directory's server on the PostgreSQL store (created on first use)."""
+    import pg_support
+
+    if data_dir not in _databases:
+        _databases[data_dir] = pg_support.new_database_url()
+    return _databases[data_dir]
+
 
 def free_port():
     with socket.socket() as s:
@@ -59,6 +73,8 @@ class Server:
             self.log.close()
         self.log = open(os.path.join(self.data_dir, f"..{os.sep}server-{self.port}.log"), "w+b")
         cmd = [BIN, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data_dir, *self.args]
+        if STORE == "postgres" and not any(a.startswith("--database-url") for a in self.args) and "LISTDELTA_DATABASE_URL" not in self.env:
+            cmd += ["--database-url", database_for(self.data_dir)]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -68,7 +68,8 @@ extension ServiceConfiguration {
         int("maxQueuedRequests", \.maxQueuedRequests), int("cachedLists", \.cachedLists), int("cacheBytes", \.cacheBytes), int("maxSections", \.maxSections), int("maxItems", \.maxItems),
         int("maxDepth", \.maxDepth), bool("durableSync", \.durableSync), string("logLevel", \.logLevel), string("webRoot", \.webRoot),
         string("responseHead", \.responseHead), string("jwtSecret", \.jwtSecret), string("jwtPublicKeys", \.jwtPublicKeys),
-        string("readAccess", \.readAccess),
+        string("readAccess", \.readAccess), string("databaseURL", \.databaseURL), string("databasePassword", \.databasePassword),
+        int("databaseConnections", \.databaseConnections), double("databaseTimeoutSeconds", \.databaseTimeoutSeconds),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.

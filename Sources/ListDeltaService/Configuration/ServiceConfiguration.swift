@@ -13,6 +13,17 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var port = 8080
     /// The data directory holding the SQLite database. The default is `./data`.
     public var dataDirectory = "./data"
+    /// A PostgreSQL database to keep revisions in, shared by every instance pointed at it:
+    /// `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]`. Empty keeps them in SQLite
+    /// under `dataDirectory`. The default is empty.
+    public var databaseURL = ""
+    /// The database password, when it is not in `databaseURL` (set it in the environment,
+    /// `LISTDELTA_DATABASE_PASSWORD`). The default is none.
+    public var databasePassword = ""
+    /// The most connections to PostgreSQL per instance (one more listens for the others' commits). The default is 10.
+    public var databaseConnections = 10
+    /// The longest a request waits for PostgreSQL before it is answered 503 with `Retry-After`. The default is 5.
+    public var databaseTimeoutSeconds = 5.0
     /// Revisions kept per list; older ones answer 410. The default is 1000.
     public var retention = 1000
     /// The longest long poll, in seconds; larger `wait` values are clamped. The default is 60.
@@ -130,6 +141,15 @@ public struct ServiceConfiguration: Sendable, Equatable {
         let heads = ResponseHeadWriting.allCases.map(\.rawValue)
         try require(heads.contains(responseHead), "responseHead must be one of \(heads.joined(separator: ", "))")
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
+        try require((1...1_000).contains(databaseConnections), "databaseConnections must be 1...1000")
+        try require(databaseTimeoutSeconds > 0 && databaseTimeoutSeconds <= 300, "databaseTimeoutSeconds must be in (0, 300]")
+        if !databaseURL.isEmpty {
+            do {
+                _ = try postgresConfiguration()
+            } catch {
+                throw ConfigurationError("databaseURL: \(error)")
+            }
+        }
         try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
         try require(["public", "token"].contains(readAccess), "readAccess must be public or token")
         let secretBytes = VerificationKeys.minimumSecretBytes

@@ -11,38 +11,43 @@ import ZlibCodec
 /// own lock (writes to other lists never wait for it), so of racing writers with the same `If-Match` exactly one
 /// wins; a write is acknowledged only after the store committed it.
 ///
+/// With a store other instances write to (``RevisionStore/isShared``), cached heads may lag behind the store:
+/// they are corrected by announcements (``announce(_:revision:deleted:)``, from the store's notifications), a read
+/// that names a revision newer than the cached head goes to the store (`atLeast`), and a write reads the head from
+/// the store; the store itself decides which of racing writers wins.
+///
 /// Threading: the methods that may read the store (``head(_:)``, ``live(_:)``, ``document(_:revision:head:)``,
 /// ``lists(after:limit:)``, ``write(_:preconditions:onCommit:build:)``, ``delete(_:preconditions:onCommit:)``)
 /// run on workers, never on an event loop (asserted in debug builds). ``cachedHead(_:)``,
 /// ``cachedDocument(_:revision:)`` and ``mightExist(_:)`` touch memory only and are what the loops use.
 final class ListRepository: Sendable {
-    private let store: ListStore
+    private let store: any RevisionStore
     private let factory: DataProviderFactory
     private let documents: LRUCache<RevisionKey, ListDocument>
     /// Undo diffs read back, by the revision they undo: a revision never changes, and clients catching up on a
     /// busy list walk the same recent ones again and again.
     private let undoDiffs: LRUCache<RevisionKey, RevisionCodec.Delta>
     /// The heads of recently used lists, live or deleted (bounded by count; the store is the truth).
-    private let heads: LRUCache<String, ListHead>
+    private let heads: HeadCache
     /// The ids that may exist; `nil` when every lookup goes to the store.
     private let ids: ListIDFilter?
     private let locks = KeyedLocks<String>()
     /// How revisions not in memory were rebuilt.
     let rebuilds = RebuildStatistics()
 
+    /// The filter of existing ids, which lets reads of unknown ids be answered without the store, is loaded here
+    /// for a store no other process writes.
     /// - Parameters:
     ///   - cacheBytes: Memory for rebuilt documents, and an eighth more for undo diffs read back.
     ///   - cachedHeads: How many list heads are kept in memory.
-    ///   - filtersUnknownIDs: Whether to keep the filter of existing ids (loaded from the store here), which lets
-    ///     reads of unknown ids be answered without the store. Only for a store no other process writes.
     /// - Throws: `ServiceError.storage` when the ids cannot be read.
-    init(store: ListStore, limits: DocumentLimits, cacheBytes: Int, cachedHeads: Int = 100_000, filtersUnknownIDs: Bool = true) throws(ServiceError) {
+    init(store: any RevisionStore, limits: DocumentLimits, cacheBytes: Int, cachedHeads: Int = 100_000) throws(ServiceError) {
         self.store = store
         self.factory = DataProviderFactory(limits: limits)
         self.documents = LRUCache(budget: cacheBytes)
         self.undoDiffs = LRUCache(budget: cacheBytes / 8)
-        self.heads = LRUCache(budget: max(1, cachedHeads))
-        guard filtersUnknownIDs else {
+        self.heads = HeadCache(capacity: cachedHeads)
+        guard !store.isShared else {
             ids = nil
             return
         }
@@ -68,8 +73,24 @@ final class ListRepository: Sendable {
     /// `false` when no list `id` exists for certain (answered without the store).
     func mightExist(_ id: String) -> Bool { ids?.mightContain(id) ?? true }
 
-    /// The head of `id` when it is in memory.
-    func cachedHead(_ id: String) -> ListHead? { heads.value(for: id) }
+    /// The head of `id` when it is in memory (and no announcement made it stale).
+    func cachedHead(_ id: String) -> ListHead? { heads.head(id) }
+
+    /// Whether other instances write to the store.
+    var isShared: Bool { store.isShared }
+
+    /// Records that another instance committed `revision` of `id` (or deleted it): the next read of its head goes
+    /// to the store unless a head at least that new is cached. Returns whether a cached head was stale.
+    @discardableResult
+    func announce(_ id: String, revision: Int, deleted: Bool) -> Bool {
+        heads.announce(id, revision: revision, deleted: deleted)
+    }
+
+    /// Stops trusting cached heads while announcements cannot be received (every head read goes to the store).
+    func suspendHeadCache() { heads.suspend() }
+
+    /// Trusts cached heads again, starting from none: announcements are received again.
+    func resumeHeadCache() { heads.resume() }
 
     /// The document at `revision` when it is in memory.
     func cachedDocument(_ id: String, revision: Int) -> ListDocument? {
@@ -79,7 +100,7 @@ final class ListRepository: Sendable {
     /// Lists and revisions held in memory, for metrics.
     var cacheUsage: (heads: Int, documents: Int, documentBytes: Int) {
         let documents = documents.usage
-        return (heads.usage.count, documents.count, documents.cost)
+        return (heads.count, documents.count, documents.cost)
     }
 
     /// The limits every written document is checked against.
@@ -103,23 +124,32 @@ final class ListRepository: Sendable {
     // MARK: - Reading
 
     /// The head of a list, live or deleted, or `nil` when the id was never used.
-    func head(_ id: String) throws(ServiceError) -> ListHead? {
-        if let cached = heads.value(for: id) { return cached }
+    /// - Parameter known: A revision the caller knows exists (a client holds it). A shared store may hold newer
+    ///   heads than the cache: a cached head older than `known` is read again from the store, so a revision
+    ///   committed through another instance is never answered as unknown.
+    func head(_ id: String, atLeast known: Int? = nil) throws(ServiceError) -> ListHead? {
+        if let cached = heads.head(id), !store.isShared || cached.revision >= (known ?? 0) { return cached }
         guard mightExist(id) else { return nil }
+        return try storedHead(id)
+    }
+
+    /// The head as the store has it now (cached unless something newer is known).
+    private func storedHead(_ id: String) throws(ServiceError) -> ListHead? {
         EventLoopThread.assertNotOnLoop("reading a list head from the store")
+        let generation = heads.generation
         let loaded: ListHead?
         do {
             loaded = try store.head(id)
         } catch {
             throw ServiceError.from(error)
         }
-        if let loaded { heads.set(loaded, for: id, cost: 1) }
+        if let loaded { heads.remember(loaded, readIn: generation) }
         return loaded
     }
 
-    /// The live list `id`, or 404.
-    func live(_ id: String) throws(ServiceError) -> LiveList {
-        guard let head = try head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
+    /// The live list `id`, or 404 (`known` as in ``head(_:atLeast:)``).
+    func live(_ id: String, atLeast known: Int? = nil) throws(ServiceError) -> LiveList {
+        guard let head = try head(id, atLeast: known), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
         return LiveList(head: head, document: try document(id, revision: head.revision, head: head))
     }
 
@@ -281,9 +311,29 @@ final class ListRepository: Sendable {
     ) throws(ServiceError) -> WriteOutcome {
         EventLoopThread.assertNotOnLoop("a write")
         return try locks.withLock(id) { () throws(ServiceError) in
-            try writeHoldingLock(id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build)
+            // Only a write through another instance can come between reading the head and committing (this
+            // instance's writers of the list wait for its lock); an unconditional write that lost that race is
+            // built again on the winner, after a short random pause that breaks the lockstep of instances
+            // writing one list as fast as they can, a bounded number of times.
+            for attempt in 1..<Self.raceAttempts {
+                if let outcome = try writeHoldingLock(
+                    id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build, lastAttempt: false)
+                {
+                    return outcome
+                }
+                usleep(UInt32.random(in: 0...UInt32(min(attempt, 8) * 2_000)))
+            }
+            // The last attempt reports a lost race as the 412 it is.
+            guard let outcome = try writeHoldingLock(
+                id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build, lastAttempt: true)
+            else { throw .storage("a write of \(id) lost its race \(Self.raceAttempts) times") }
+            return outcome
         }
     }
+
+    /// How many times an unconditional write is built when other instances keep winning the race for its list
+    /// (`Tests/e2e/test_scale_out.py` saw 16 lost in a row while PostgreSQL came back under load).
+    private static let raceAttempts = 64
 
     /// The 412 of an `If-Match` none of whose revisions is `current`, or nil when it holds (or is absent).
     private static func failedIfMatch(_ preconditions: WritePreconditions, current: Int?) -> ServiceError? {
@@ -293,11 +343,14 @@ final class ListRepository: Sendable {
             current: current, detail: "If-Match \(named) match the current revision \(current.map { "\"\($0)\"" } ?? "(no list)")")
     }
 
+    /// One attempt at a write; `nil` when it lost a race to another instance and may be tried again.
     private func writeHoldingLock(
         _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool, onCommit: (WriteOutcome) -> Void,
-        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
-    ) throws(ServiceError) -> WriteOutcome {
-        let head = try self.head(id)
+        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument, lastAttempt: Bool
+    ) throws(ServiceError) -> WriteOutcome? {
+        // Another instance may have written since the head was cached: a shared store's write starts from its head.
+        let headGeneration = heads.generation
+        let head = store.isShared ? try storedHead(id) : try self.head(id)
         let live = head.flatMap { $0.isDeleted ? nil : $0 }
         if mustExist, live == nil { throw .notFound("there is no list \"\(id)\"") }
         if let failure = Self.failedIfMatch(preconditions, current: live?.revision) { throw failure }
@@ -338,13 +391,15 @@ final class ListRepository: Sendable {
         let newHead: ListHead
         do {
             newHead = try store.append(write)
+        } catch .conflict where store.isShared && preconditions.retriesAfterRace && !lastAttempt {
+            return nil
         } catch {
             throw ServiceError.from(error)
         }
         guard newHead.revision == nextRevision else {
             throw .storage("the store numbered revision \(newHead.revision), expected \(nextRevision)")
         }
-        heads.set(newHead, for: id, cost: 1)
+        heads.remember(newHead, readIn: headGeneration)
         remember(next)
         let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
         onCommit(outcome)
@@ -381,13 +436,16 @@ final class ListRepository: Sendable {
     }
 
     private func deleteHoldingLock(_ id: String, preconditions: WritePreconditions, onCommit: () -> Void) throws(ServiceError) -> ListHead {
-        guard let head = try head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
+        let current = store.isShared ? try storedHead(id) : try head(id)
+        guard let head = current, !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
         if let failure = Self.failedIfMatch(preconditions, current: head.revision) { throw failure }
         let removed: ListHead?
         do {
-            // Under the list's lock: the revision just checked is still the current one.
+            // Under the list's lock: the revision just checked is still the current one (but for another
+            // instance's write, which the store's own check catches).
             removed = try store.delete(id, expectedRevision: preconditions.ifMatch == nil ? nil : head.revision)
-            if let tombstone = try store.head(id) { heads.set(tombstone, for: id, cost: 1) } else { heads.removeValue(for: id) }
+            let generation = heads.generation
+            if let tombstone = try store.head(id) { heads.remember(tombstone, readIn: generation) } else { heads.forget(id) }
         } catch {
             throw ServiceError.from(error)
         }

@@ -32,6 +32,10 @@ struct WritePreconditions: Sendable {
     var ifMatchAny = false
     /// `If-None-Match: *`: create only.
     var createOnly = false
+
+    /// `true` when the write names no revision it builds on: of racing writers through several instances, the one
+    /// that loses is tried again on the winner's revision instead of failing.
+    var retriesAfterRace: Bool { ifMatch == nil && !createOnly }
 }
 
 /// Cache keys.

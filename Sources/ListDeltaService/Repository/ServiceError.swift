@@ -75,6 +75,8 @@ enum ServiceError: Error {
             return .preconditionFailed(current: current, detail: "the list changed: its revision is \(current.map(String.init) ?? "none")")
         case .invalidWrite(let reason), .database(let reason):
             return .storage(reason)
+        case .unavailable(let reason):
+            return .unavailable("the database is unavailable (\(reason)); retry shortly")
         }
     }
 }

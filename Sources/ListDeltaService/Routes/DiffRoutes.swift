@@ -50,7 +50,9 @@ struct DiffRoutes {
         case let other?: throw .badRequest("format must be batch or json-patch, not \"\(other.prefix(40))\"")
         }
         let wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
-        let list = try context.repository.live(id)
+        // A revision the client names exists (another instance may have committed it): a cached head older than it
+        // is read again from the store before the revision is judged.
+        let list = try context.repository.live(id, atLeast: max(from, to ?? 0))
         for revision in [from, to ?? list.head.revision] where !context.repository.isServable(revision, head: list.head) {
             throw context.repository.notServed(revision, head: list.head)
         }
@@ -152,6 +154,8 @@ struct DiffRoutes {
                     responder.respond(DiffRoutes.respond(batch, woken, request, context))
                     return
                 }
+                context.continueWork { self.answerToCurrent() }
+            case .committedElsewhere:
                 context.continueWork { self.answerToCurrent() }
             case .deleted:
                 responder.respond(Responses.problem(.notFound("the list \"\(diff.list.head.id)\" was deleted")))

@@ -85,7 +85,7 @@ struct HistoryRoutes {
         return try repository.write(
             id, origin: .revert(to: target), preconditions: preconditions, mustExist: true, onCommit: context.publish
         ) { current, revision throws(ServiceError) in
-            guard let current, let head = try repository.head(id), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
+            guard let current, let head = try repository.head(id, atLeast: current.revision), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
             // 0 is servable as a diff's start (the empty list) but is no revision to restore.
             guard target != 0, repository.isServable(target, head: head) else { throw repository.notServed(target, head: head) }
             var document = target == current.revision ? current : try repository.document(id, revision: target, head: head)

@@ -12,6 +12,13 @@ struct OperationalRoutes {
         let context = self.context
         let registry = self.registry
         router.add(.GET, "/healthz") { _, responder in
+            // Answered on the loop from what the store's last calls and its listening connection found.
+            if let store = context.sharedStore, !store.isReachable {
+                var response = Responses.problem(.unavailable("the database cannot be reached; this instance recovers by itself when it can"))
+                response.headers["Cache-Control"] = "no-store"
+                responder.respond(response)
+                return
+            }
             responder.respond(Responses.json(200, ["status": "ok"], headers: ["Cache-Control": "no-store"]))
         }
         router.add(.GET, "/metrics") { _, responder in
@@ -28,6 +35,7 @@ struct OperationalRoutes {
         Gauge(label: "listdelta_cached_bodies_bytes").record(context.documentBodies.usage.cost + context.diffBodies.usage.cost)
         let cache = context.repository.cacheUsage
         Gauge(label: "listdelta_cached_list_heads").record(cache.heads)
+        if let store = context.sharedStore { Gauge(label: "listdelta_database_reachable").record(store.isReachable ? 1 : 0) }
         Gauge(label: "listdelta_cached_documents_bytes").record(cache.documentBytes)
         for pool in [context.readPool, context.writePool] {
             let usage = pool.usage

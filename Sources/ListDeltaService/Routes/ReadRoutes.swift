@@ -83,8 +83,9 @@ struct ReadRoutes {
     }
 
     private static func document(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
-        let list = try context.repository.live(try RequestReading.listID(request))
-        guard let revision = try RequestReading.integer(request, "revision"), revision != list.head.revision else {
+        let requested = try RequestReading.integer(request, "revision")
+        let list = try context.repository.live(try RequestReading.listID(request), atLeast: requested)
+        guard let revision = requested, revision != list.head.revision else {
             return Responses.representation(
                 context.renderedDocument(list.document), etag: String(list.head.revision), contentType: "application/json",
                 cacheControl: "no-cache", request: request)

@@ -2,6 +2,7 @@ import Dispatch
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
+import ListDeltaStore
 import Logging
 import Metrics
 
@@ -26,6 +27,8 @@ final class ServiceContext: Sendable {
     let logger: Logger
     /// Who may read and write which list.
     let access: AccessControl
+    /// The store, when other instances share it (PostgreSQL); `nil` for the embedded one.
+    let sharedStore: (any SharedRevisionStore)?
     /// Rendered documents (by revision) and diffs (by from, to and format).
     let documentBodies: LRUCache<RevisionKey, RenderedBody>
     let diffBodies: LRUCache<DiffKey, RenderedBody>
@@ -33,8 +36,12 @@ final class ServiceContext: Sendable {
     let writePool: WorkerPool
     private let timers = DispatchQueue(label: "listdelta.timers")
 
-    init(configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl) {
+    init(
+        configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl,
+        sharedStore: (any SharedRevisionStore)? = nil
+    ) {
         self.configuration = configuration
+        self.sharedStore = sharedStore
         self.repository = repository
         self.logger = logger
         self.access = access
@@ -81,9 +88,7 @@ final class ServiceContext: Sendable {
     /// The 503 answer of a full pool, counted.
     func busy(_ pool: WorkerPool) -> HTTPResponse {
         Counter(label: "listdelta_work_rejected_total", dimensions: [("pool", pool.name)]).increment()
-        var response = Responses.problem(.unavailable("the server is busy (its \(pool.name) queue is full); retry shortly"))
-        response.headers["Retry-After"] = "1"
-        return response
+        return Responses.problem(.unavailable("the server is busy (its \(pool.name) queue is full); retry shortly"))
     }
 
     /// `body`'s response, or the problem response of its error.

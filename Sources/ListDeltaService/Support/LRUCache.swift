@@ -43,13 +43,39 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             if let old = state.entries[key] { state.totalCost -= old.cost }
             state.entries[key] = Entry(value: value, cost: cost, lastUse: state.clock)
             state.totalCost += cost
-            guard state.totalCost > budget else { return }
-            let target = budget - budget / 10
-            for (key, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-                guard state.totalCost > target else { break }
-                state.entries[key] = nil
-                state.totalCost -= entry.cost
+            evictIfOverBudget(&state)
+        }
+    }
+
+    /// Past the budget, evicts the least recently used entries until a tenth of it is free.
+    private func evictIfOverBudget(_ state: inout State) {
+        guard state.totalCost > budget else { return }
+        let target = budget - budget / 10
+        for (key, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.totalCost > target else { break }
+            state.entries[key] = nil
+            state.totalCost -= entry.cost
+        }
+    }
+
+    /// Replaces the entry for `key` with what `transform` makes of it (`nil`: absent), atomically; `nil` removes
+    /// it. A new or replaced entry costs `cost` and is marked used.
+    /// - Complexity: O(1) amortised, as ``set(_:for:cost:)``.
+    func update(_ key: Key, cost: Int, _ transform: (Value?) -> Value?) {
+        guard cost <= budget else { return }
+        state.withLock { state in
+            let old = state.entries[key]
+            guard let value = transform(old?.value) else {
+                if let old {
+                    state.entries[key] = nil
+                    state.totalCost -= old.cost
+                }
+                return
             }
+            state.clock += 1
+            state.totalCost += cost - (old?.cost ?? 0)
+            state.entries[key] = Entry(value: value, cost: cost, lastUse: state.clock)
+            evictIfOverBudget(&state)
         }
     }
 

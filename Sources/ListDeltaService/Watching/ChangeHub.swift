@@ -4,6 +4,9 @@ import Synchronization
 enum ListEvent: Sendable {
     /// A new revision was committed; `batch` is its diff from the previous revision, rendered once for everyone.
     case revision(WriteOutcome, batch: RenderedBody)
+    /// Another instance sharing the store committed `revision` (announced by the store): watchers read what they
+    /// need from the repository, whose cached head that announcement has already corrected.
+    case committedElsewhere(revision: Int)
     /// The list was deleted.
     case deleted
     /// The server is shutting down.
@@ -117,6 +120,11 @@ final class ChangeHub: Sendable {
             return all
         }
         for watch in watchers { watch.watcher(watch.lists.first ?? "", .shutdown) }
+    }
+
+    /// Every list some poll or stream watches now.
+    var watchedLists: [String] {
+        state.withLock { state in Array(Set(state.polls.keys).union(state.streams.keys)) }
     }
 
     /// Parked polls and open streams (a watcher of many lists counts once), and the lists they watch.

@@ -119,8 +119,11 @@ final class EventStream: Sendable {
             if outcome.previous.revision == held {
                 send(batch.plain, of: id, to: outcome.document.revision)
             } else {
-                catchUp(id)
+                catchUp(id, stepwise: context.repository.isShared)
             }
+        case .committedElsewhere(let revision):
+            guard let held = cursor.withLock({ $0[id] }), revision > held else { return }
+            catchUp(id, stepwise: true)
         case .deleted:
             if form == .single || cursor.withLock({ $0[id] }) != 0 { reset(id, current: 0) }
         case .shutdown:
@@ -129,14 +132,25 @@ final class EventStream: Sendable {
     }
 
     /// Sends what the client needs of `id`: nothing, the diff to the current revision, or a reset.
-    private func catchUp(_ id: String) {
+    /// - Parameter stepwise: Whether to send one event per revision (up to ``maximumSteps``) rather than one diff
+    ///   over all of them: a stream that follows a list written through several instances learns of their
+    ///   revisions by announcements, and still sees each revision once, in order.
+    private func catchUp(_ id: String, stepwise: Bool = false) {
         guard let held = cursor.withLock({ $0[id] }) else { return }
         do {
             switch try ListProgress.of(id, held: held, in: context.repository) {
             case .current:
                 return
             case .behind(let list):
-                let rendered = try context.renderedDiff(list, from: held, to: list.head.revision, format: .batch)
+                var from = held
+                if stepwise, list.head.revision - held <= Self.maximumSteps {
+                    while from + 1 < list.head.revision, !isEnded {
+                        let rendered = try context.renderedDiff(list, from: from, to: from + 1, format: .batch)
+                        send(rendered.plain, of: id, to: from + 1)
+                        from += 1
+                    }
+                }
+                let rendered = try context.renderedDiff(list, from: from, to: list.head.revision, format: .batch)
                 send(rendered.plain, of: id, to: list.head.revision)
             case .reset(let current):
                 reset(id, current: current)
@@ -146,6 +160,9 @@ final class EventStream: Sendable {
             reset(id, current: 0)
         }
     }
+
+    /// The most revisions a catch-up sends one by one; further behind, one diff covers them all.
+    private static let maximumSteps = 64
 
     private func send(_ diff: [UInt8], of id: String, to revision: Int) {
         let eventID = advance(id, to: revision)

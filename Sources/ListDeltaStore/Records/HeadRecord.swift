@@ -1,4 +1,5 @@
 import GRDB
+import ListDeltaStorage
 
 /// The `list_head` row: a ``ListHead`` plus bookkeeping the API does not expose.
 struct HeadRecord: Codable, Equatable, FetchableRecord, PersistableRecord {

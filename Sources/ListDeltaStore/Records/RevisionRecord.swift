@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ListDeltaStorage
 
 /// The `revision` row. Blobs are read straight into `[UInt8]` (one copy) and written as `Data`.
 struct RevisionRecord: FetchableRecord, PersistableRecord {
@@ -52,44 +53,21 @@ struct RevisionRecord: FetchableRecord, PersistableRecord {
         container[Columns.undo] = undo.map { Data($0) }
         guard let summary else { return }
         container[Columns.committedAt] = summary.committedAtMilliseconds
-        container[Columns.origin] = summary.origin.map(Self.originName)
-        if case .revert(let to) = summary.origin { container[Columns.originRevision] = to }
+        container[Columns.origin] = summary.origin?.storedName
+        container[Columns.originRevision] = summary.origin?.revertedTo
         container[Columns.sectionCount] = summary.sectionCount
         container[Columns.itemCount] = summary.itemCount
-        let counts = [summary.sectionChanges, summary.itemChanges].flatMap { counts in
-            [counts?.deleted, counts?.inserted, counts?.moved, counts?.updated]
-        }
-        for (column, count) in zip(RevisionSummary.changeColumns, counts) { container[column] = count }
-    }
-
-    static func originName(_ origin: RevisionOrigin) -> String {
-        switch origin {
-        case .put: "put"
-        case .patch: "patch"
-        case .revert: "revert"
-        case .source: "source"
-        }
+        for (column, count) in zip(RevisionSummary.changeColumns, summary.changeCounts) { container[column] = count }
     }
 
     /// The summary stored in a row that selected the summary columns.
     static func summary(_ row: Row) -> RevisionSummary {
-        let origin: RevisionOrigin? = switch row[Columns.origin] as String? {
-        case "put": .put
-        case "patch": .patch
-        case "revert": (row[Columns.originRevision] as Int?).map { RevisionOrigin.revert(to: $0) }
-        case "source": .source
-        default: nil
-        }
-        let counts = RevisionSummary.changeColumns.map { row[$0] as Int? }
-        func operations(_ offset: Int) -> OperationCounts? {
-            guard let deleted = counts[offset], let inserted = counts[offset + 1], let moved = counts[offset + 2],
-                let updated = counts[offset + 3] else { return nil }
-            return OperationCounts(deleted: deleted, inserted: inserted, moved: moved, updated: updated)
-        }
+        let changes = RevisionSummary.changes(fromCounts: RevisionSummary.changeColumns.map { row[$0] as Int? })
         return RevisionSummary(
-            revision: row[Columns.revision], committedAtMilliseconds: row[Columns.committedAt], origin: origin,
+            revision: row[Columns.revision], committedAtMilliseconds: row[Columns.committedAt],
+            origin: RevisionOrigin(storedName: row[Columns.origin], revertedTo: row[Columns.originRevision]),
             sectionCount: row[Columns.sectionCount], itemCount: row[Columns.itemCount],
-            sectionChanges: operations(0), itemChanges: operations(4))
+            sectionChanges: changes.sections, itemChanges: changes.items)
     }
 
     /// The public view of this row.

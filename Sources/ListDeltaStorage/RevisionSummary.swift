@@ -60,7 +60,54 @@ public struct RevisionSummary: Sendable, Equatable {
     }
 
     /// The columns of the change counts, sections then items, each deleted, inserted, moved, updated.
-    static let changeColumns = ["section", "item"].flatMap { kind in
+    public static let changeColumns = ["section", "item"].flatMap { kind in
         ["deleted", "inserted", "moved", "updated"].map { "\(kind)_\($0)" }
+    }
+
+    /// The change counts in ``changeColumns``' order (`nil` where the summary has none).
+    public var changeCounts: [Int?] {
+        [sectionChanges, itemChanges].flatMap { counts in [counts?.deleted, counts?.inserted, counts?.moved, counts?.updated] }
+    }
+
+    /// The section and item changes read back from counts in ``changeColumns``' order: each group is `nil` unless
+    /// all four of its counts are there.
+    public static func changes(fromCounts counts: [Int?]) -> (sections: OperationCounts?, items: OperationCounts?) {
+        func operations(_ offset: Int) -> OperationCounts? {
+            guard counts.count >= offset + 4, let deleted = counts[offset], let inserted = counts[offset + 1],
+                let moved = counts[offset + 2], let updated = counts[offset + 3] else { return nil }
+            return OperationCounts(deleted: deleted, inserted: inserted, moved: moved, updated: updated)
+        }
+        return (operations(0), operations(4))
+    }
+}
+
+extension RevisionOrigin {
+    /// The name a store keeps (`put`, `patch`, `revert`, `source`); a revert's target is kept beside it.
+    public var storedName: String {
+        switch self {
+        case .put: "put"
+        case .patch: "patch"
+        case .revert: "revert"
+        case .source: "source"
+        }
+    }
+
+    /// The origin a store kept, or `nil` for an unknown name (or a revert without its target).
+    public init?(storedName: String?, revertedTo: Int?) {
+        switch storedName {
+        case "put": self = .put
+        case "patch": self = .patch
+        case "revert":
+            guard let revertedTo else { return nil }
+            self = .revert(to: revertedTo)
+        case "source": self = .source
+        default: return nil
+        }
+    }
+
+    /// The revision a revert went back to, else `nil`.
+    public var revertedTo: Int? {
+        if case .revert(let to) = self { return to }
+        return nil
     }
 }

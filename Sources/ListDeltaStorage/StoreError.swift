@@ -1,4 +1,4 @@
-/// An error thrown by ``ListStore``.
+/// An error thrown by a ``RevisionStore``.
 ///
 /// Descriptions never contain stored blob bytes nor SQL arguments.
 public enum StoreError: Error, Equatable {
@@ -12,6 +12,11 @@ public enum StoreError: Error, Equatable {
     /// The write or the configuration breaks an invariant of the store (the message says which).
     case invalidWrite(String)
 
-    /// SQLite or the file system failed. The message carries the result code and SQLite's message only.
+    /// The database or the file system failed. The message carries the result code and the database's message only.
     case database(String)
+
+    /// The database cannot be reached (down, restarting, or too slow to answer): retry later. A write that fails so
+    /// was not acknowledged; if the connection broke while it committed, it may still have committed (a retry with
+    /// `If-Match` tells).
+    case unavailable(String)
 }

@@ -1,0 +1,140 @@
+import ListDeltaStorage
+import Logging
+import NIOCore
+import PostgresNIO
+
+extension PostgresStore {
+    /// The head columns, in ``decodeHead(_:)``'s order.
+    static let headColumns = """
+        id, revision, is_deleted, oldest_revision, first_revision, checkpoint_revision, kind, section_count, item_count, \
+        delta_bytes_since_checkpoint, checkpoint_bytes
+        """
+
+    /// A head row selected with ``headColumns``.
+    static func decodeHead(_ row: PostgresRow) throws -> StoredHead {
+        let (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) = try row.decode(
+            (String, Int, Bool, Int, Int, Int, String, Int, Int, Int, Int).self)
+        return StoredHead(
+            head: ListHead(
+                id: id, revision: revision, isDeleted: isDeleted, oldestRevision: oldest, firstRevision: first, kind: kind,
+                sectionCount: sections, itemCount: items, deltaBytesSinceCheckpoint: deltaBytes, checkpointBytes: checkpointBytes),
+            checkpointRevision: checkpoint)
+    }
+
+    /// The stored head of `id`, read on `connection` (inside a transaction) or through the pool.
+    static func storedHead(_ id: String, on connection: PostgresConnection, logger: Logger, locking: Bool) async throws -> StoredHead? {
+        let rows = try await connection.query(
+            "SELECT \(unescaped: headColumns) FROM list_head WHERE id = \(id)\(unescaped: locking ? " FOR UPDATE" : "")", logger: logger)
+        for try await row in rows { return try decodeHead(row) }
+        return nil
+    }
+
+    public func head(_ id: String) throws(StoreError) -> ListHead? {
+        try call { [client, logger] in
+            for try await row in try await client.query("SELECT \(unescaped: Self.headColumns) FROM list_head WHERE id = \(id)", logger: logger) {
+                return try Self.decodeHead(row).head
+            }
+            return nil
+        }
+    }
+
+    public func chain(_ id: String, upTo revision: Int) throws(StoreError) -> [StoredRevision]? {
+        // One statement reads from one snapshot: the head's served range, the checkpoint and the deltas after it.
+        let rows: [StoredRevision] = try call { [client, logger] in
+            let rows = try await client.query(
+                """
+                SELECT r.revision, r.delta, r.snapshot FROM revision r
+                WHERE r.list_id = \(id) AND r.revision <= \(revision)
+                AND EXISTS (SELECT 1 FROM list_head h WHERE h.id = \(id) AND NOT h.is_deleted
+                    AND \(revision) BETWEEN h.oldest_revision AND h.revision)
+                AND r.revision >= (SELECT max(c.revision) FROM revision c
+                    WHERE c.list_id = \(id) AND c.is_checkpoint AND c.revision <= \(revision))
+                ORDER BY r.revision
+                """, logger: logger)
+            var chain: [StoredRevision] = []
+            for try await (number, delta, snapshot) in rows.decode((Int, ByteBuffer?, ByteBuffer?).self) {
+                chain.append(StoredRevision(revision: number, delta: delta.map(Self.bytes), snapshot: snapshot.map(Self.bytes)))
+            }
+            return chain
+        }
+        guard let first = rows.first else { return nil }
+        guard first.snapshot != nil, rows.count == revision - first.revision + 1 else {
+            throw .database("incomplete chain for \(id)@\(revision)")
+        }
+        return rows
+    }
+
+    public func undoChain(_ id: String, from start: Int, downTo target: Int) throws(StoreError) -> [StoredUndo]? {
+        guard target <= start else { return nil }
+        let rows: [StoredUndo]? = try call { [client, logger] in
+            let rows = try await client.query(
+                """
+                SELECT h.revision, r.revision, r.undo FROM list_head h
+                LEFT JOIN revision r ON r.list_id = h.id AND r.revision > \(target) AND r.revision <= \(start)
+                WHERE h.id = \(id) AND NOT h.is_deleted AND \(target) BETWEEN h.oldest_revision AND h.revision
+                    AND \(start) <= h.revision
+                ORDER BY r.revision DESC
+                """, logger: logger)
+            var chain: [StoredUndo]?
+            for try await (_, number, undo) in rows.decode((Int, Int?, ByteBuffer?).self) {
+                if chain == nil { chain = [] }
+                if let number { chain?.append(StoredUndo(revision: number, undo: undo.map(Self.bytes))) }
+            }
+            return chain
+        }
+        guard let rows else { return nil }
+        guard rows.count == start - target else { throw .database("incomplete undo chain for \(id) from \(start) to \(target)") }
+        return rows
+    }
+
+    public func history(_ id: String, before: Int?, limit: Int) throws(StoreError) -> HistoryPage? {
+        let pageSize = max(1, limit)
+        return try call { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                // Both reads see one snapshot.
+                try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+                guard let stored = try await Self.storedHead(id, on: connection, logger: logger, locking: false), !stored.head.isDeleted else {
+                    return nil
+                }
+                let head = stored.head
+                let upper = min(before ?? Int.max, head.revision + 1)
+                let columns = (["revision", "committed_at_ms", "origin", "origin_revision", "section_count", "item_count"]
+                    + RevisionSummary.changeColumns).joined(separator: ", ")
+                let rows = try await connection.query(
+                    """
+                    SELECT \(unescaped: columns) FROM revision
+                    WHERE list_id = \(id) AND revision >= \(head.oldestRevision) AND revision < \(upper)
+                    ORDER BY revision DESC LIMIT \(pageSize + 1)
+                    """, logger: logger)
+                var summaries: [RevisionSummary] = []
+                for try await row in rows {
+                    let (number, committedAt, origin, originRevision, sections, items, s1, s2, s3, s4, i1, i2, i3, i4) = try row.decode(
+                        (Int, Int64?, String?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?).self)
+                    let changes = RevisionSummary.changes(fromCounts: [s1, s2, s3, s4, i1, i2, i3, i4])
+                    summaries.append(RevisionSummary(
+                        revision: number, committedAtMilliseconds: committedAt,
+                        origin: RevisionOrigin(storedName: origin, revertedTo: originRevision), sectionCount: sections, itemCount: items,
+                        sectionChanges: changes.sections, itemChanges: changes.items))
+                }
+                return HistoryPage(head: head, revisions: Array(summaries.prefix(pageSize)), hasMore: summaries.count > pageSize)
+            }
+        }
+    }
+
+    public func lists(after: String?, limit: Int) throws(StoreError) -> [ListHead] {
+        guard limit > 0 else { return [] }
+        return try call { [client, logger] in
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: Self.headColumns) FROM list_head
+                WHERE NOT is_deleted AND id > \(after ?? "") ORDER BY id LIMIT \(limit)
+                """, logger: logger)
+            var heads: [ListHead] = []
+            for try await row in rows { heads.append(try Self.decodeHead(row).head) }
+            return heads
+        }
+    }
+
+    /// A blob's bytes.
+    static func bytes(_ buffer: ByteBuffer) -> [UInt8] { Array(buffer.readableBytesView) }
+}

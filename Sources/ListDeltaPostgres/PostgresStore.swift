@@ -1,0 +1,113 @@
+import Foundation
+import ListDeltaStorage
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// Revisions in PostgreSQL, shared by every instance that points at the same database.
+///
+/// The same rows and rules as the SQLite store (see ``RevisionStore``), with what sharing needs:
+/// - **One writer per list at a time, across instances.** An append or a delete runs in one transaction that
+///   first takes a transaction-scoped advisory lock on the list's id, then reads its head, so revisions are
+///   numbered without gaps and of racing writers expecting the same revision exactly one commits; the others get
+///   ``StoreError/conflict(current:)``. A call returns after `COMMIT` was acknowledged (`synchronous_commit`, the
+///   server's default, makes that durable).
+/// - **Announcements.** The committing transaction sends `NOTIFY` (delivered only if it commits, in commit
+///   order); every instance `LISTEN`s on a connection of its own and hands the others' commits to the service
+///   (``startAnnouncements(_:)``). A broken listening connection is reconnected, announced as `interrupted` then
+///   `resumed`.
+/// - **An unreachable database** makes calls fail with ``StoreError/unavailable(_:)`` within
+///   ``PostgresStoreConfiguration/timeoutSeconds``, and ``isReachable`` false until it answers again.
+///
+/// Calls block their (worker) thread while PostgresNIO runs them on its own event loops (``BlockingCall``).
+public final class PostgresStore: SharedRevisionStore {
+    /// Where it connects and how it behaves.
+    public let configuration: PostgresStoreConfiguration
+    public var retention: Int { configuration.retention }
+    public var isShared: Bool { true }
+
+    let client: PostgresClient
+    let logger: Logger
+    /// This process's name in announcements, by which it skips its own.
+    let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    private let running: Task<Void, Never>
+    private let reachable = Atomic<Bool>(true)
+    private let listener = Mutex<AnnouncementListener?>(nil)
+
+    /// Connects, and creates or migrates the schema (see ``PostgresSchema``), waiting up to `startupSeconds` for a
+    /// database that is still starting.
+    /// - Throws: ``StoreError/unavailable(_:)`` when the database cannot be reached in time,
+    ///   ``StoreError/database(_:)`` when the schema cannot be migrated.
+    public init(configuration: PostgresStoreConfiguration, logger: Logger, startupSeconds: Double = 30) throws(StoreError) {
+        guard configuration.retention >= 1 else { throw .invalidWrite("retention must be at least 1") }
+        self.configuration = configuration
+        self.logger = logger
+        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+        let deadline = Date().addingTimeInterval(startupSeconds)
+        while true {
+            do {
+                try call { [client, logger] in try await PostgresSchema.migrate(client, logger: logger) }
+                return
+            } catch .unavailable(let reason) where Date() < deadline {
+                logger.warning("waiting for PostgreSQL", metadata: ["database": "\(configuration.redacted)", "reason": "\(reason)"])
+                Thread.sleep(forTimeInterval: 1)
+            } catch {
+                running.cancel()
+                throw error
+            }
+        }
+    }
+
+    private static func clientConfiguration(_ configuration: PostgresStoreConfiguration) -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS = switch configuration.tls {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+        var client = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
+            database: configuration.database, tls: tls)
+        client.options.maximumConnections = configuration.maximumConnections
+        client.options.minimumConnections = 1
+        client.options.connectTimeout = .milliseconds(Int64(configuration.timeoutSeconds * 1_000))
+        client.options.keepAliveBehavior = .init(frequency: .seconds(10))
+        return client
+    }
+
+    /// Runs `operation` within the configured deadline and keeps ``isReachable`` up to date.
+    func call<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws(StoreError) -> T {
+        do {
+            let value = try BlockingCall.run(seconds: configuration.timeoutSeconds, operation)
+            reachable.store(true, ordering: .relaxed)
+            return value
+        } catch {
+            if case .unavailable = error { reachable.store(false, ordering: .relaxed) }
+            throw error
+        }
+    }
+
+    /// Records what the listening connection found out about the database.
+    func markReachable(_ isReachable: Bool) { reachable.store(isReachable, ordering: .relaxed) }
+
+    public var isReachable: Bool { reachable.load(ordering: .relaxed) }
+
+    public func startAnnouncements(_ handler: @escaping @Sendable (StoreAnnouncement) -> Void) {
+        listener.withLock { listener in
+            guard listener == nil else { return }
+            listener = AnnouncementListener(store: self, handler: handler)
+        }
+    }
+
+    public func close() {
+        listener.withLock { listener in
+            listener?.stop()
+            listener = nil
+        }
+        running.cancel()
+    }
+
+    deinit { running.cancel() }
+}

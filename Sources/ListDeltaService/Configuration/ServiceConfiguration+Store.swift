@@ -1,0 +1,43 @@
+import ListDeltaPostgres
+import ListDeltaStore
+import Logging
+
+extension ServiceConfiguration {
+    /// `true` when revisions live in PostgreSQL (`databaseURL`), shared with other instances.
+    public var usesPostgres: Bool { !databaseURL.isEmpty }
+
+    /// The PostgreSQL store's settings, from `databaseURL` and the settings beside it.
+    /// - Throws: `StoreError.invalidWrite` for a URL that does not parse.
+    func postgresConfiguration() throws(StoreError) -> PostgresStoreConfiguration {
+        var postgres = try PostgresStoreConfiguration(url: databaseURL, password: databasePassword.isEmpty ? nil : databasePassword)
+        postgres.retention = retention
+        postgres.maximumConnections = databaseConnections
+        postgres.timeoutSeconds = databaseTimeoutSeconds
+        return postgres
+    }
+
+    /// Opens the store the configuration names: PostgreSQL when `databaseURL` is set, else SQLite in
+    /// `dataDirectory`.
+    /// - Throws: `ConfigurationError` naming the store (never the password) and why it cannot be opened.
+    func openStore(logger: Logger) throws(ConfigurationError) -> any RevisionStore {
+        do {
+            if usesPostgres {
+                let postgres = try postgresConfiguration()
+                logger.info("opening the PostgreSQL store", metadata: ["database": "\(postgres.redacted)"])
+                return try PostgresStore(configuration: postgres, logger: logger)
+            }
+            var sqlite = StoreConfiguration(directory: dataDirectory)
+            sqlite.retention = retention
+            sqlite.durableSync = durableSync
+            return try ListStore(configuration: sqlite)
+        } catch {
+            throw ConfigurationError("cannot open the store \(storeDescription): \(error)")
+        }
+    }
+
+    /// Where revisions are kept, for logs and errors (never with the password).
+    public var storeDescription: String {
+        guard usesPostgres else { return "in \(dataDirectory)" }
+        return (try? postgresConfiguration().redacted) ?? "in PostgreSQL"
+    }
+}

@@ -1,0 +1,56 @@
+import ListDeltaStore
+import Metrics
+
+extension ServiceContext {
+    /// Takes in what a shared store announces about the other instances' writes: the repository's cached head is
+    /// corrected first, then the list's watchers are told, so a watcher that registers meanwhile either is told or
+    /// reads the corrected head (see ``HeadCache``).
+    ///
+    /// Called on the store's listening task, one announcement at a time, in commit order; it never blocks: what
+    /// needs the store is handed to the read pool.
+    func receive(_ announcement: StoreAnnouncement) {
+        let kind = switch announcement {
+        case .committed: "committed"
+        case .deleted: "deleted"
+        case .interrupted: "interrupted"
+        case .resumed: "resumed"
+        }
+        Counter(label: "listdelta_store_announcements_total", dimensions: [("kind", kind)]).increment()
+        switch announcement {
+        case .committed(let list, let revision):
+            repository.announce(list, revision: revision, deleted: false)
+            hub.publish(list: list, .committedElsewhere(revision: revision))
+        case .deleted(let list, let revision):
+            repository.announce(list, revision: revision, deleted: true)
+            hub.publish(list: list, .deleted)
+        case .interrupted:
+            logger.warning("announcements from other instances interrupted: reading every head from the database until they resume")
+            repository.suspendHeadCache()
+        case .resumed:
+            repository.resumeHeadCache()
+            continueWork { self.recheckWatchedLists() }
+        }
+    }
+
+    /// After announcements resumed, tells the watchers of every watched list where it stands now: a commit made
+    /// while this instance was not listening wakes them as if it had been announced. A parked poll whose list did
+    /// not move answers early, with the empty diff a timeout gives.
+    private func recheckWatchedLists() {
+        let lists = hub.watchedLists
+        guard !lists.isEmpty else { return }
+        logger.info("announcements resumed: re-checking watched lists", metadata: ["lists": "\(lists.count)"])
+        for list in lists {
+            do {
+                if let head = try repository.head(list), !head.isDeleted {
+                    hub.publish(list: list, .committedElsewhere(revision: head.revision))
+                } else {
+                    hub.publish(list: list, .deleted)
+                }
+            } catch {
+                // The database went away again: the next resumption checks again.
+                logger.warning("re-checking a watched list failed", metadata: ["list": "\(list)", "error": "\(error)"])
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// Where list revisions are kept: the embedded SQLite store (`ListStore`) or a database several instances share
+/// (`PostgresStore`). The service reads and writes through this protocol only.
+///
+/// A store knows nothing about list documents: it keeps opaque blobs that the service encodes. Per list it keeps a
+/// head (``ListHead``) and revision rows, each with an optional delta, snapshot (checkpoint), summary and undo diff.
+/// Every method is synchronous and may block on I/O: call it from a worker thread, never from an event loop.
+///
+/// Every store behaves the same: revisions of a list are numbered without gaps from its first (a recreated list
+/// continues after its tombstone), an append commits only on top of the revision it expects, retention keeps the
+/// last ``retention`` revisions served (and the checkpoint rows rebuilding them needs), a delete leaves a tombstone.
+public protocol RevisionStore: Sendable {
+    /// How many revisions are served per list.
+    var retention: Int { get }
+
+    /// `true` when other processes write to the same store: heads a process cached may be stale, and an id it never
+    /// saw may exist.
+    var isShared: Bool { get }
+
+    /// The head of a list, its tombstone included, or `nil` if the id was never used.
+    /// - Complexity: O(log *n*) for *n* lists.
+    func head(_ id: String) throws(StoreError) -> ListHead?
+
+    /// The rows that rebuild `revision`, from one consistent snapshot: the latest checkpoint at or below it, then
+    /// the deltas after it up to and including it; `nil` when the revision is not served.
+    /// - Complexity: O(*k* + log *n*) plus the blob sizes, for a chain of *k* rows.
+    func chain(_ id: String, upTo revision: Int) throws(StoreError) -> [StoredRevision]?
+
+    /// The undo diffs from `start` back down to `target`, newest first, one per revision in `target + 1 ... start`;
+    /// `nil` when either is not a served revision of the live list.
+    /// - Complexity: O(*k* + log *n*) plus the blob sizes, for *k* = `start - target`.
+    func undoChain(_ id: String, from start: Int, downTo target: Int) throws(StoreError) -> [StoredUndo]?
+
+    /// A page of the served revisions' summaries of a live list, newest first, below `before` (all when `nil`);
+    /// `nil` when the list is deleted or absent.
+    /// - Complexity: O(*limit* + log *n*).
+    func history(_ id: String, before: Int?, limit: Int) throws(StoreError) -> HistoryPage?
+
+    /// Live lists in byte order of their ids, strictly after `after`, at most `limit`.
+    /// - Complexity: O(*limit* + log *n*).
+    func lists(after: String?, limit: Int) throws(StoreError) -> [ListHead]
+
+    /// Appends the next revision in one transaction, prunes what retention no longer needs, and returns the new
+    /// head once committed (durably).
+    /// - Throws: ``StoreError/conflict(current:)`` when `expectedRevision` is not the list's current revision (or a
+    ///   create finds a live list), ``StoreError/invalidWrite(_:)``, ``StoreError/database(_:)``,
+    ///   ``StoreError/unavailable(_:)``.
+    func append(_ write: RevisionWrite) throws(StoreError) -> ListHead
+
+    /// Deletes a live list (its head becomes a tombstone, its rows go) in one transaction; returns its head as it
+    /// was, or `nil` when there was no live list.
+    /// - Throws: ``StoreError/conflict(current:)`` when `expectedRevision` is given and is not the current one.
+    func delete(_ id: String, expectedRevision: Int?) throws(StoreError) -> ListHead?
+}

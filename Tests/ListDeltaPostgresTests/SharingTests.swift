@@ -1,0 +1,102 @@
+import Foundation
+import ListDeltaPostgres
+import ListDeltaStore
+import Synchronization
+import Testing
+
+/// Two stores on one database, as two instances would have: racing writers, announcements.
+@Suite(.enabled(if: hasTestDatabase, "needs LISTDELTA_TEST_POSTGRES_URL (scripts/test.sh starts a server)"))
+struct SharingTests {
+    @Test func ofRacingWritersExpectingOneRevisionExactlyOneCommits() async throws {
+        try await withTwoInstances { first, second in
+            let id = uniqueID("race")
+            _ = try first.append(.create(id))
+            for round in 1...5 {
+                let outcomes = Mutex<[Result<ListHead, StoreError>]>([])
+                DispatchQueue.concurrentPerform(iterations: 8) { index in
+                    let store = index % 2 == 0 ? first : second
+                    let outcome: Result<ListHead, StoreError>
+                    do throws(StoreError) {
+                        outcome = .success(try store.append(.update(id, expected: round)))
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    outcomes.withLock { $0.append(outcome) }
+                }
+                let all = outcomes.withLock { $0 }
+                let winners = all.compactMap { try? $0.get() }
+                #expect(winners.count == 1)
+                #expect(winners.first?.revision == round + 1)
+                for case .failure(let error) in all { #expect(error == .conflict(current: round + 1)) }
+            }
+            #expect(try second.head(id)?.revision == 6)
+            #expect(try second.chain(id, upTo: 6)?.map(\.revision) == [1, 2, 3, 4, 5, 6])
+        }
+    }
+
+    @Test func anotherInstancesCommitsAreAnnouncedInOrderAndOwnOnesAreNot() async throws {
+        try await withTwoInstances { writer, reader in
+            let heard = Mutex<[StoreAnnouncement]>([])
+            let heardByWriter = Mutex<[StoreAnnouncement]>([])
+            reader.startAnnouncements { announcement in heard.withLock { $0.append(announcement) } }
+            writer.startAnnouncements { announcement in heardByWriter.withLock { $0.append(announcement) } }
+            try waitUntil { heard.withLock { $0.contains(.resumed) } && heardByWriter.withLock { $0.contains(.resumed) } }
+            let id = uniqueID("announce")
+            _ = try writer.append(.create(id))
+            _ = try writer.append(.update(id, expected: 1))
+            _ = try writer.delete(id, expectedRevision: nil)
+            let expected: [StoreAnnouncement] = [
+                .committed(list: id, revision: 1), .committed(list: id, revision: 2), .deleted(list: id, revision: 2),
+            ]
+            // Other tests write to the same database meanwhile: only this list's announcements count.
+            func about(_ announcements: [StoreAnnouncement]) -> [StoreAnnouncement] {
+                announcements.filter { $0 == .committed(list: id, revision: 1) || $0 == .committed(list: id, revision: 2) || $0 == .deleted(list: id, revision: 2) }
+            }
+            try waitUntil { about(heard.withLock { $0 }) == expected }
+            // The writer's own commits are not announced back to it.
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(about(heardByWriter.withLock { $0 }).isEmpty)
+            #expect(heardByWriter.withLock { $0.first } == .resumed)
+        }
+    }
+
+    @Test func anUnreachableDatabaseFailsFastAsUnavailable() async throws {
+        try await onOwnThread {
+            // A port nothing listens on: the store refuses to open within its start-up wait, saying why.
+            var configuration = try PostgresStoreConfiguration(url: "postgres://nobody:secret@127.0.0.1:9/nothing?sslmode=disable")
+            configuration.timeoutSeconds = 1
+            let started = Date()
+            #expect(performing: {
+                _ = try PostgresStore(configuration: configuration, logger: .init(label: "test"), startupSeconds: 0)
+            }, throws: { error in
+                guard case .unavailable = error as? StoreError else { return false }
+                return true
+            })
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    /// Runs `body` on a thread of its own with two stores on the test database, as two instances would have.
+    private func withTwoInstances(_ body: @escaping @Sendable (PostgresStore, PostgresStore) throws -> Void) async throws {
+        try await onOwnThread {
+            let first = try openPostgresStore()
+            let second = try openPostgresStore()
+            defer {
+                first.close()
+                second.close()
+            }
+            try body(first, second)
+        }
+    }
+
+    private func waitUntil(seconds: Double = 5, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else {
+                Issue.record("condition not met in \(seconds) s")
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+}
