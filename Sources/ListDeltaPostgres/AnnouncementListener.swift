@@ -15,7 +15,7 @@ final class AnnouncementListener: Sendable {
     private let task: Task<Void, Never>
 
     init(store: PostgresStore, handler: @escaping @Sendable (StoreAnnouncement) -> Void) {
-        task = Task { await Self.listen(store, handler) }
+        task = Task(executorPreference: StoreTaskExecutor.shared) { await Self.listen(store, handler) }
     }
 
     func stop() { task.cancel() }

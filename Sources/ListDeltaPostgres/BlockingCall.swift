@@ -20,7 +20,7 @@ enum BlockingCall {
         seconds: Double, _ operation: @escaping @Sendable () async throws -> T
     ) throws(StoreError) -> T {
         let outcome = Outcome<T>()
-        let task = Task {
+        let task = Task(executorPreference: StoreTaskExecutor.shared) {
             let result: Result<T, any Error>
             do {
                 result = .success(try await operation())

@@ -45,7 +45,7 @@ public final class PostgresStore: SharedRevisionStore {
         self.logger = logger
         let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
         self.client = client
-        running = Task { await client.run() }
+        running = Task(executorPreference: StoreTaskExecutor.shared) { await client.run() }
         let deadline = Date().addingTimeInterval(startupSeconds)
         while true {
             do {
@@ -70,7 +70,8 @@ public final class PostgresStore: SharedRevisionStore {
         var client = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: tls)
-        client.options.maximumConnections = configuration.maximumConnections
+        // One more for the listening connection, which the announcements hold for as long as they run.
+        client.options.maximumConnections = configuration.maximumConnections + 1
         client.options.minimumConnections = 1
         client.options.connectTimeout = .milliseconds(Int64(configuration.timeoutSeconds * 1_000))
         client.options.keepAliveBehavior = .init(frequency: .seconds(10))

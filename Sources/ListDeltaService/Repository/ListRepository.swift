@@ -48,6 +48,9 @@ final class ListRepository: Sendable {
         self.undoDiffs = LRUCache(budget: cacheBytes / 8)
         self.heads = HeadCache(capacity: cachedHeads)
         guard !store.isShared else {
+            // Until the store's announcements are received (the first `resumed`), a cached head could miss a
+            // commit made elsewhere: nothing is cached before.
+            heads.suspend()
             ids = nil
             return
         }
