@@ -143,6 +143,9 @@ for round in $(seq 1 "$WAKE_ROUNDS"); do
     fi
     [ "$p99" -gt "$wake" ] && wake=$p99
 done
+# The same 1,000 polls woken by a write through b itself: what answering them costs without crossing instances.
+same=$(python3 Benchmarks/parked-polls.py --port "$b" --list parked --polls 1000 --procs 1 --deadline 60 | grep '^parked polls=' || true)
+echo "details: woken by a write through the same instance: p99_ms=$(echo "$same" | sed -n 's/.*p99_ms=\([0-9-]*\).*/\1/p')" >&2
 stop_all
 
 echo "scale writes_1=$writes_1 writes_2=$writes_2 reads_1=$reads_1 reads_2=$reads_2 cross_wake_p99_ms=$wake sqlite_writes=$sqlite_writes"

@@ -28,6 +28,25 @@ import Testing
         #expect(configuration.host == "127.0.0.2")
     }
 
+    @Test func theDatabaseSettingsComeFromTheirDocumentedVariables() throws {
+        var configuration = ServiceConfiguration()
+        try configuration.apply(environment: [
+            "LISTDELTA_DATABASE_URL": "postgres://app@db.example:6432/lists", "LISTDELTA_DATABASE_PASSWORD": "s3cret",
+            "LISTDELTA_DATABASE_CONNECTIONS": "12", "LISTDELTA_DATABASE_TIMEOUT_SECONDS": "2.5",
+        ])
+        #expect(ServiceConfiguration.environmentNames.contains("LISTDELTA_JWT_PUBLIC_KEYS"))
+        #expect(configuration.usesPostgres)
+        let postgres = try configuration.postgresConfiguration()
+        #expect(postgres.password == "s3cret")
+        #expect(postgres.port == 6432)
+        #expect(postgres.maximumConnections == 12)
+        #expect(postgres.timeoutSeconds == 2.5)
+        #expect(!configuration.storeDescription.contains("s3cret"))
+        try configuration.validate()
+        configuration.databaseURL = "postgres://no-database@db.example"
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+    }
+
     @Test func aNumericTokenStaysAString() throws {
         var configuration = ServiceConfiguration()
         try configuration.apply(environment: ["LISTDELTA_WRITE_TOKENS": "12345"])

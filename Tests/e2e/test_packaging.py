@@ -56,8 +56,9 @@ def stages():
 
 
 def environment_name(key):
-    """camelCase -> LISTDELTA_UPPER_SNAKE, the rule ServiceConfiguration uses."""
-    return "LISTDELTA_" + re.sub(r"([A-Z])", r"_\1", key).upper()
+    """camelCase -> LISTDELTA_UPPER_SNAKE, the rule ServiceConfiguration uses: a run of capitals is one word
+    (databaseURL -> LISTDELTA_DATABASE_URL)."""
+    return "LISTDELTA_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", key).upper()
 
 
 def code_setting_keys():

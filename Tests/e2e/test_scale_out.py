@@ -160,6 +160,20 @@ def test_a_list_deleted_on_one_instance_is_gone_on_the_other(pair):
     assert a.doc(lid)["revision"] == 2
 
 
+def test_the_database_url_and_its_password_can_come_from_the_environment(make_server):
+    url = pg_support.new_database_url()
+    # postgres://listdelta:<password>@host:port/db?... : the password moves to LISTDELTA_DATABASE_PASSWORD.
+    scheme, rest = url.split("://", 1)
+    credentials, location = rest.split("@", 1)
+    user, password = credentials.split(":", 1)
+    a = make_server(env={"LISTDELTA_DATABASE_URL": f"{scheme}://{user}@{location}", "LISTDELTA_DATABASE_PASSWORD": password})
+    b = make_server(["--database-url", url])
+    lid = uid()
+    assert a.put(lid, doc(1)).status_code == 201
+    assert b.doc(lid)["revision"] == 1
+    assert password not in a.output()
+
+
 def test_instances_starting_at_once_on_an_empty_database_migrate_it_once(make_server):
     url = pg_support.new_database_url()
     with ThreadPoolExecutor(3) as pool:

@@ -7,10 +7,16 @@ extension ServiceConfiguration {
         let key: String
         let apply: @Sendable (inout ServiceConfiguration, JSONValue) throws(ConfigurationError) -> Void
 
+        /// `LISTDELTA_` and the key in upper snake case; a run of capitals is one word (`databaseURL` is
+        /// `LISTDELTA_DATABASE_URL`).
         var environmentName: String {
             var name = "LISTDELTA_"
-            for character in key {
-                if character.isUppercase { name.append("_") }
+            let characters = Array(key)
+            for (index, character) in characters.enumerated() {
+                let previous = index > 0 ? characters[index - 1] : nil
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let startsWord = previous?.isLowercase == true || previous?.isNumber == true || (previous?.isUppercase == true && next?.isLowercase == true)
+                if character.isUppercase, startsWord { name.append("_") }
                 name.append(contentsOf: character.uppercased())
             }
             return name
