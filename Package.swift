@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
         // Tiny text helpers both the HTTP layer and the core use: the one JSON string escaper, space trimming.
@@ -80,11 +81,28 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Feeds (RSS 0.9x/2.0, RSS 1.0, Atom 1.0, JSON Feed) read into values and mapped to list documents: no I/O.
+        // XML through FoundationXML's XMLParser (libxml2), never a tokenizer of our own.
+        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore"], swiftSettings: swiftSettings),
+
+        // Where a list's content comes from outside: fetching a URL (async-http-client, the only target that
+        // imports it) or a local file, the host policy that keeps fetches off the service's own network, backoff.
+        .target(
+            name: "ListDeltaSources",
+            dependencies: [
+                "ListDeltaFeeds", "ListDeltaCore", "ZlibCodec", "WireText",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // API v1: routes over the HTTP layer, the core and the store.
         .target(
             name: "ListDeltaService",
             dependencies: [
                 "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ListDeltaPostgres", "ListDeltaAccess", "ZlibCodec", "WireText",
+                "ListDeltaFeeds", "ListDeltaSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -117,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaStore", "ListDeltaAccess",
+                "ListDeltaCore", "ListDeltaService", "ListDeltaStore", "ListDeltaAccess", "ListDeltaFeeds", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -130,6 +148,13 @@ let package = Package(
         ),
 
         .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListDeltaFeedsTests", dependencies: ["ListDeltaFeeds", "ListDeltaCore"], resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListDeltaSourcesTests",
+            dependencies: ["ListDeltaSources", "HTTPServer", "ZlibCodec", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
@@ -150,7 +175,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ListDeltaServiceTests", dependencies: ["ListDeltaService", "ListDeltaAccess"], swiftSettings: swiftSettings),
+            name: "ListDeltaServiceTests", dependencies: ["ListDeltaService", "ListDeltaAccess", "ListDeltaFeeds", "ListDeltaSources"],
+            swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",

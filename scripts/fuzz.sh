@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/fuzz-*.swift, each compiled together with ListDeltaCore's sources so the
-# whole core is instrumented, with -sanitize=fuzzer,address) and runs each for a bounded time: first on its
+# whole core is instrumented, with -sanitize=fuzzer,address; fuzz-feed with ListDeltaFeeds' sources over the core
+# built as an instrumented module) and runs each for a bounded time: first on its
 # regression inputs (every crash ever found), then fuzzing from its seed corpus.
 #   bash scripts/fuzz.sh [seconds per target, default 30]
 set -euo pipefail
@@ -13,10 +14,16 @@ mapfile -t core < <(find Sources/ListDeltaCore -name '*.swift' | sort)
 # The core imports the tiny WireText module: built first, instrumented the same way, and linked in.
 swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name WireText -emit-library -static \
   -emit-module -emit-module-path "$out/WireText.swiftmodule" Sources/WireText/*.swift -o "$out/libWireText.a"
+# The feed target is ListDeltaFeeds' sources, which import ListDeltaCore: the core is built as a module the same way.
+swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name ListDeltaCore -emit-library -static \
+  -emit-module -emit-module-path "$out/ListDeltaCore.swiftmodule" -I "$out" "${core[@]}" -o "$out/libListDeltaCore.a" 2>&1 \
+  | { grep -v "Cannot export local symbol" || true; }
+mapfile -t feeds < <(find Sources/ListDeltaFeeds -name '*.swift' | sort)
 status=0
-for target in document patch; do
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" -I "$out" -L "$out" -lWireText \
-    "${core[@]}" "Fuzz/fuzz-$target.swift" -o "$out/fuzz-$target" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+for target in document patch feed; do
+  if [ "$target" = feed ]; then sources=("${feeds[@]}"); libraries=(-lListDeltaCore -lWireText); else sources=("${core[@]}"); libraries=(-lWireText); fi
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" -I "$out" -L "$out" "${libraries[@]}" \
+    "${sources[@]}" "Fuzz/fuzz-$target.swift" -o "$out/fuzz-$target" 2>&1 | { grep -v "Cannot export local symbol" || true; }
   work="$(mktemp -d)"
   cp Fuzz/Corpus/"$target"/* "$work"/
   regressions=(Fuzz/Regressions/"$target"/crash-* Fuzz/Regressions/"$target"/*.json)

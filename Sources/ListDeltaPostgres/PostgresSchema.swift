@@ -51,7 +51,23 @@ enum PostgresSchema {
                 PRIMARY KEY (list_id, revision))
             """,
             "CREATE INDEX revision_checkpoint ON revision (list_id, revision) WHERE is_checkpoint",
-        ]
+        ],
+        [
+            // Sources: kept apart from heads (a source may be attached before its list exists). The lease makes
+            // one instance at a time fetch a source; lease times are the database's clock.
+            """
+            CREATE TABLE list_source (
+                list_id text COLLATE "C" PRIMARY KEY,
+                settings text NOT NULL,
+                state text NOT NULL,
+                generation bigint NOT NULL,
+                next_fetch_at_ms bigint NOT NULL,
+                is_failing boolean NOT NULL,
+                lease_owner text,
+                lease_until_ms bigint)
+            """,
+            "CREATE INDEX list_source_due ON list_source (next_fetch_at_ms)",
+        ],
     ]
 
     /// Applies the migrations the database lacks.

@@ -15,6 +15,7 @@ public final class ListDeltaService: Sendable {
     /// Every route of the API, the page and the operational endpoints.
     public let router: Router
     let context: ServiceContext
+    let sources: SourceService
 
     /// Opens the store and builds the routes.
     /// - Parameters:
@@ -42,8 +43,11 @@ public final class ListDeltaService: Sendable {
         }
         let access = AccessControl(configuration: configuration, keys: keys)
         let shared = store as? any SharedRevisionStore
-        let context = ServiceContext(configuration: configuration, repository: repository, logger: logger, access: access, sharedStore: shared)
+        let context = ServiceContext(
+            configuration: configuration, repository: repository, logger: logger, access: access, sharedStore: shared, sourceStore: store)
         self.context = context
+        let sources = try SourceService(context: context)
+        self.sources = sources
         shared?.startAnnouncements { [context] announcement in context.receive(announcement) }
 
         var router = Router()
@@ -53,15 +57,18 @@ public final class ListDeltaService: Sendable {
         HistoryRoutes(context: context).register(in: &router)
         EventRoutes(context: context).register(in: &router)
         ManyListsRoutes(context: context).register(in: &router)
-        OperationalRoutes(context: context, registry: registry).register(in: &router)
+        SourceRoutes(context: context, sources: sources).register(in: &router)
+        OperationalRoutes(context: context, registry: registry, sources: sources).register(in: &router)
         StaticRoutes(webRoot: configuration.webRoot).register(in: &router)
         self.router = router
+        sources.start()
     }
 
     /// Ends every parked poll and event stream (503 / end of stream) and refuses new ones, then stops the pools
     /// once their queued work is done. Idempotent.
     public func shutdown() {
         context.hub.shutdown()
+        sources.shutdown()
         context.shutdown()
         context.sharedStore?.close()
     }

@@ -19,4 +19,7 @@ public enum StoreError: Error, Equatable {
     /// was not acknowledged; if the connection broke while it committed, it may still have committed (a retry with
     /// `If-Match` tells).
     case unavailable(String)
+
+    /// A bound of the store would be exceeded (the message says which), such as the most sources it holds.
+    case limitReached(String)
 }

@@ -47,6 +47,22 @@ extension ListStore {
                 t.add(column: "undo", .blob)
             }
         }
+        migrator.registerMigration("v3: sources") { db in
+            // A list's source, kept apart from its head: a source may be attached before its list exists (its
+            // first good fetch creates it). Settings and state are JSON text the service reads.
+            try db.execute(sql: """
+                CREATE TABLE list_source (
+                    list_id TEXT PRIMARY KEY COLLATE BINARY,
+                    settings TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    generation INTEGER NOT NULL,
+                    next_fetch_at_ms INTEGER NOT NULL,
+                    is_failing INTEGER NOT NULL,
+                    lease_owner TEXT,
+                    lease_until_ms INTEGER)
+                """)
+            try db.execute(sql: "CREATE INDEX list_source_due ON list_source (next_fetch_at_ms)")
+        }
         return migrator
     }
 }

@@ -264,8 +264,13 @@ def test_while_postgresql_is_down_clients_get_503s_then_everything_acknowledged_
     time.sleep(1.5)
     pg_support.pause()
     try:
-        time.sleep(3.0)
+        # Noticed by the first call that fails: at once when the connections break, at the latest when a call's
+        # deadline (databaseTimeoutSeconds, 5 s) passes, or at the listener's next ping (2 s).
+        noticed_by = time.monotonic() + 10
         health = a.get("/healthz")
+        while health.status_code != 503 and time.monotonic() < noticed_by:
+            time.sleep(0.2)
+            health = a.get("/healthz")
         assert health.status_code == 503, health.text
         r = b.get(f"/v1/lists/{lid}/revisions")
         assert r.status_code in (200, 404, 503)

@@ -18,6 +18,8 @@ Statuses allowed besides schemathesis's defaults, because a schema cannot tell t
 - schema-valid requests may get 410 (a revision that is not, or no longer, kept) and 412 (a precondition that
   does not hold); PUT and PATCH may get 422 (a document that breaks a rule JSON Schema cannot state: ids unique
   across sections, the body's id equal to the path's, a `type` missing from `cells`, nesting depth);
+- schema-valid source settings may get 422: the URL's scheme, its host (after resolution) or a `file:` path may be
+  refused, which a schema cannot state;
 - schema-valid many-lists requests may get 400: `lists` (and `Last-Event-ID`) must name each list once, not
   `.` or `..`, with revisions up to 2^31-1 and at most `maxListsPerRequest` entries, which a pattern cannot say;
 - schema-invalid writes may get 412: a malformed `If-Match` names no entity tag, so the precondition fails
@@ -69,6 +71,10 @@ checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE
 checks.negative_data_rejection.expected-statuses = {_toml_list(DEFAULT_NEGATIVE + ["412"])}
 
 [[operations]]
+include-operation-id = "putSource"
+checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE + ["422"])}
+
+[[operations]]
 include-operation-id = ["deleteList", "revertList"]
 checks.negative_data_rejection.expected-statuses = {_toml_list(DEFAULT_NEGATIVE + ["412"])}
 
@@ -88,6 +94,11 @@ include-operation-id = "getManyDiffs"
 checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE + ["400"])}
 """
 
+# A generated source URL that passes the host policy names a public host this machine may not reach: its fetch
+# (synchronous in PUT .../source) must fail well within request-timeout (5 s).
+SOURCE_ENV = {"LISTDELTA_SOURCE_TIMEOUT_SECONDS": "2"}
+
+
 def schemathesis_command():
     """The CLI of the schemathesis installed in this interpreter (CI: pip install schemathesis==4.32.5)."""
     try:
@@ -103,7 +114,7 @@ def st_server(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("st") / "db"
     d.mkdir()
-    s = Server(d, env={"LISTDELTA_MAX_WAIT_SECONDS": "1", "LISTDELTA_HEARTBEAT_SECONDS": "0.5"}).start()
+    s = Server(d, env={"LISTDELTA_MAX_WAIT_SECONDS": "1", "LISTDELTA_HEARTBEAT_SECONDS": "0.5", **SOURCE_ENV}).start()
     yield s
     s.stop()
 
@@ -159,7 +170,7 @@ def test_schemathesis_conformance_with_private_reads_and_a_scoped_token(tmp_path
     data.mkdir()
     server = Server(data, env={
         "LISTDELTA_MAX_WAIT_SECONDS": "1", "LISTDELTA_HEARTBEAT_SECONDS": "0.5", "LISTDELTA_JWT_SECRET": secret,
-        "LISTDELTA_READ_ACCESS": "token",
+        "LISTDELTA_READ_ACCESS": "token", **SOURCE_ENV,
     }).start()
     try:
         token = jwt.encode({"exp": int(time.time()) + 3600, "scope": "read", "lists": ["a*"]}, secret, algorithm="HS256")

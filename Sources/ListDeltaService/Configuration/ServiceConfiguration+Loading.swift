@@ -76,6 +76,9 @@ extension ServiceConfiguration {
         string("responseHead", \.responseHead), string("jwtSecret", \.jwtSecret), string("jwtPublicKeys", \.jwtPublicKeys),
         string("readAccess", \.readAccess), string("databaseURL", \.databaseURL), string("databasePassword", \.databasePassword),
         int("databaseConnections", \.databaseConnections), double("databaseTimeoutSeconds", \.databaseTimeoutSeconds),
+        strings("sourceHosts", \.sourceHosts), string("sourceDirectory", \.sourceDirectory), int("sourceMinInterval", \.sourceMinInterval),
+        int("maxSources", \.maxSources), int("sourceMaxItems", \.sourceMaxItems), int("sourceMaxBytes", \.sourceMaxBytes),
+        double("sourceTimeoutSeconds", \.sourceTimeoutSeconds), int("sourceFetches", \.sourceFetches),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.

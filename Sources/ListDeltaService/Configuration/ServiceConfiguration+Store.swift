@@ -19,7 +19,7 @@ extension ServiceConfiguration {
     /// Opens the store the configuration names: PostgreSQL when `databaseURL` is set, else SQLite in
     /// `dataDirectory`.
     /// - Throws: `ConfigurationError` naming the store (never the password) and why it cannot be opened.
-    func openStore(logger: Logger) throws(ConfigurationError) -> any RevisionStore {
+    func openStore(logger: Logger) throws(ConfigurationError) -> any RevisionStore & SourceStore {
         do {
             if usesPostgres {
                 let postgres = try postgresConfiguration()

@@ -1,6 +1,7 @@
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
+import ListDeltaSources
 
 /// Everything `listdelta serve` can be told, with the documented defaults.
 ///
@@ -24,6 +25,24 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var databaseConnections = 10
     /// The longest a request waits for PostgreSQL before it is answered 503 with `Retry-After`. The default is 5.
     public var databaseTimeoutSeconds = 5.0
+    /// Which hosts sources may fetch from: `public` (any public address), host-name patterns (`*.example.com`,
+    /// allowed by name) and addresses or ranges (`127.0.0.1`, `10.0.0.0/8`). Loopback, private, link-local and
+    /// metadata addresses are refused unless listed. The default is `["public"]`.
+    public var sourceHosts = ["public"]
+    /// The directory `file:` sources must lie in; empty turns file sources off. The default is empty.
+    public var sourceDirectory = ""
+    /// The shortest `interval` a source may have, in seconds. The default is 10.
+    public var sourceMinInterval = 10
+    /// The most sources attached at once (in the store, over every instance sharing it). The default is 1000.
+    public var maxSources = 1000
+    /// The largest `maxItems` a source may have. The default is 10,000.
+    public var sourceMaxItems = 10_000
+    /// The largest feed a fetch reads, after gzip inflation, in bytes. The default is 10 MiB.
+    public var sourceMaxBytes = 10 << 20
+    /// The longest one fetch (redirects included) may take, in seconds. The default is 15.
+    public var sourceTimeoutSeconds = 15.0
+    /// Fetches run at once per instance. The default is 4.
+    public var sourceFetches = 4
     /// Revisions kept per list; older ones answer 410. The default is 1000.
     public var retention = 1000
     /// The longest long poll, in seconds; larger `wait` values are clamped. The default is 60.
@@ -149,6 +168,17 @@ public struct ServiceConfiguration: Sendable, Equatable {
             } catch {
                 throw ConfigurationError("databaseURL: \(error)")
             }
+        }
+        try require((1...86_400).contains(sourceMinInterval), "sourceMinInterval must be 1...86400")
+        try require((0...1_000_000).contains(maxSources), "maxSources must be 0...1000000")
+        try require((1...maxItems).contains(sourceMaxItems), "sourceMaxItems must be 1...maxItems")
+        try require((1_024...(1 << 30)).contains(sourceMaxBytes), "sourceMaxBytes must be 1024...1073741824")
+        try require(sourceTimeoutSeconds > 0 && sourceTimeoutSeconds <= 300, "sourceTimeoutSeconds must be in (0, 300]")
+        try require((1...64).contains(sourceFetches), "sourceFetches must be 1...64")
+        do {
+            _ = try HostPolicy(patterns: sourceHosts)
+        } catch {
+            throw ConfigurationError(error.description)
         }
         try require(!writeTokens.contains(where: \.isEmpty), "write tokens must not be empty")
         try require(["public", "token"].contains(readAccess), "readAccess must be public or token")

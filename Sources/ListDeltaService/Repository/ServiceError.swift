@@ -19,6 +19,12 @@ enum ServiceError: Error {
     case unprocessable(DocumentError)
     case unavailable(String)
     case storage(String)
+    /// A 422 naming the member of a request body (not a document) that is wrong, by JSON Pointer.
+    case invalidMember(String, pointer: String)
+    /// A 409: the list is fed by a source, so only the source writes it.
+    case fedBySource(String)
+    /// A 409: a bound of the service would be exceeded (the most sources).
+    case limitReached(String)
 
     /// The problem response.
     var problem: ProblemDetails {
@@ -54,6 +60,10 @@ enum ServiceError: Error {
             return ProblemDetails(status: 503, title: "Service Unavailable", detail: detail)
         case .storage(let detail):
             return ProblemDetails(status: 500, title: "Internal Server Error", detail: "storage failed: \(detail)")
+        case let .invalidMember(detail, pointer):
+            return ProblemDetails(status: 422, title: "Unprocessable Content", detail: detail, extra: ["pointer": .string(pointer)])
+        case .fedBySource(let detail), .limitReached(let detail):
+            return ProblemDetails(status: 409, title: "Conflict", detail: detail)
         }
     }
 
@@ -77,6 +87,8 @@ enum ServiceError: Error {
             return .storage(reason)
         case .unavailable(let reason):
             return .unavailable("the database is unavailable (\(reason)); retry shortly")
+        case .limitReached(let reason):
+            return .limitReached(reason)
         }
     }
 }

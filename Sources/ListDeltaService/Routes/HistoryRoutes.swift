@@ -79,6 +79,7 @@ struct HistoryRoutes {
     private static func revert(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
         let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
+        try context.refuseWriteIfFedBySource(id)
         // Read before taking the list's lock: a bad body changes nothing and holds up no one.
         let target = try Self.target(try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
         let repository = context.repository

@@ -7,10 +7,12 @@ import Prometheus
 struct OperationalRoutes {
     let context: ServiceContext
     let registry: PrometheusCollectorRegistry?
+    let sources: SourceService
 
     func register(in router: inout Router) {
         let context = self.context
         let registry = self.registry
+        let sources = self.sources
         router.add(.GET, "/healthz") { _, responder in
             // Answered on the loop from what the store's last calls and its listening connection found.
             if let store = context.sharedStore, !store.isReachable {
@@ -23,11 +25,11 @@ struct OperationalRoutes {
         }
         router.add(.GET, "/metrics") { _, responder in
             // Rendering every series and compressing them is worker work.
-            context.perform(responder) { () throws(ServiceError) in Self.metrics(context, registry) }
+            context.perform(responder) { () throws(ServiceError) in Self.metrics(context, registry, sources) }
         }
     }
 
-    private static func metrics(_ context: ServiceContext, _ registry: PrometheusCollectorRegistry?) -> HTTPResponse {
+    private static func metrics(_ context: ServiceContext, _ registry: PrometheusCollectorRegistry?, _ sources: SourceService) -> HTTPResponse {
         let watchers = context.hub.counts
         Gauge(label: "listdelta_parked_polls").record(watchers.polls)
         Gauge(label: "listdelta_event_streams").record(watchers.streams)
@@ -36,8 +38,12 @@ struct OperationalRoutes {
         let cache = context.repository.cacheUsage
         Gauge(label: "listdelta_cached_list_heads").record(cache.heads)
         if let store = context.sharedStore { Gauge(label: "listdelta_database_reachable").record(store.isReachable ? 1 : 0) }
+        if let counts = sources.counts() {
+            Gauge(label: "listdelta_sources").record(counts.attached)
+            Gauge(label: "listdelta_sources_failing").record(counts.failing)
+        }
         Gauge(label: "listdelta_cached_documents_bytes").record(cache.documentBytes)
-        for pool in [context.readPool, context.writePool] {
+        for pool in [context.readPool, context.writePool, sources.pool] {
             let usage = pool.usage
             Gauge(label: "listdelta_work_queued", dimensions: [("pool", pool.name)]).record(usage.queued)
             Gauge(label: "listdelta_work_running", dimensions: [("pool", pool.name)]).record(usage.running)

@@ -29,6 +29,8 @@ final class ServiceContext: Sendable {
     let access: AccessControl
     /// The store, when other instances share it (PostgreSQL); `nil` for the embedded one.
     let sharedStore: (any SharedRevisionStore)?
+    /// Where sources are kept (the same store as revisions).
+    let sourceStore: any SourceStore
     /// Rendered documents (by revision) and diffs (by from, to and format).
     let documentBodies: LRUCache<RevisionKey, RenderedBody>
     let diffBodies: LRUCache<DiffKey, RenderedBody>
@@ -38,10 +40,11 @@ final class ServiceContext: Sendable {
 
     init(
         configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl,
-        sharedStore: (any SharedRevisionStore)? = nil
+        sharedStore: (any SharedRevisionStore)? = nil, sourceStore: any SourceStore
     ) {
         self.configuration = configuration
         self.sharedStore = sharedStore
+        self.sourceStore = sourceStore
         self.repository = repository
         self.logger = logger
         self.access = access

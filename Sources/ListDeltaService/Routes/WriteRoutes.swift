@@ -66,6 +66,7 @@ struct WriteRoutes {
     private static func put(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
+        try context.refuseWriteIfFedBySource(id)
         let body = try RequestReading.body(request)
         let maximumDepth = context.configuration.maxDepth
         // Validate before taking the list's lock: a bad body changes nothing and holds up no one. Read straight
@@ -86,6 +87,7 @@ struct WriteRoutes {
     private static func patch(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json-patch+json")
         let preconditions = try RequestReading.preconditions(request)
+        try context.refuseWriteIfFedBySource(id)
         let patch: JSONPatch
         do {
             patch = try JSONPatch(json: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
@@ -119,6 +121,12 @@ struct WriteRoutes {
         let id = try admit(request, context, mediaType: nil)
         let preconditions = try RequestReading.preconditions(request)
         _ = try context.repository.delete(id, preconditions: preconditions, onCommit: { context.hub.publish(list: id, .deleted) })
+        // A deleted list takes its source with it: the source would otherwise create it again at its next fetch.
+        do {
+            _ = try context.sourceStore.detachSource(id)
+        } catch {
+            context.logger.warning("the deleted list's source could not be detached", metadata: ["list": "\(id)", "error": "\(error)"])
+        }
         context.diffBodies.removeAll { $0.list == id }
         return HTTPResponse(status: 204)
     }

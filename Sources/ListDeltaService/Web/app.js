@@ -36,6 +36,9 @@ const request = (url, init) => fetch(url, authorized(init));
 // The lists on the left, refreshed every few seconds.
 
 const state = { listID: null, follower: null, lists: [], resets: [], dashboard: null };
+/** The open list's source (its last state read, or null) and its timers. Reads and fetch-now answers are numbered
+ * as they begin (a fetch now's as it is answered): one older than what is shown is dropped. */
+const sourceState = { current: null, timer: null, again: null, started: 0, shown: 0 };
 
 async function refreshLists() {
   try {
@@ -392,7 +395,8 @@ function renderTimeline() {
         el("button", { type: "button", class: "danger", "data-revert-confirm": String(r), text: "Revert" }),
         el("button", { type: "button", class: "secondary", "data-revert-cancel": "", text: "Cancel" }),
       );
-    } else if (r !== current) {
+    } else if (r !== current && !sourceState.current) {
+      // (A list fed by a source refuses reverts: no button then.)
       li.append(el("button", { type: "button", class: "secondary", "data-revert": String(r), text: "Revert to this…" }));
     }
     return li;
@@ -493,6 +497,109 @@ async function onTimeline(e) {
 }
 
 // ---------------------------------------------------------------------------
+// The list's source, when it has one (GET .../source; 404: none): its settings, what the last fetch did, the last
+// error, and "Fetch now", a PUT of the same settings. Read when the list opens, whenever it gets a new revision, and
+// when the next fetch is due (a failed fetch makes no revision).
+
+function showTime(dd, text) {
+  if (!text) {
+    dd.textContent = "–";
+    return;
+  }
+  dd.replaceChildren(el("time", { datetime: text, text: new Date(text).toLocaleString() }));
+}
+
+function showSource(s) {
+  sourceState.current = s;
+  clearTimeout(sourceState.timer);
+  const panel = $("source");
+  panel.hidden = !s;
+  for (const control of $("viewer").querySelectorAll(".panel button, .panel input")) control.disabled = !!s;
+  renderTimeline();
+  if (!s) {
+    panel.removeAttribute("data-source-url");
+    panel.removeAttribute("data-fetched-at");
+    return;
+  }
+  panel.setAttribute("data-source-url", s.url);
+  const link = $("source-url");
+  link.textContent = s.url;
+  if (/^https?:\/\//i.test(s.url)) link.setAttribute("href", s.url);
+  else link.removeAttribute("href");
+  $("source-interval").textContent = `${s.interval} s`;
+  $("source-sections").textContent = s.sections;
+  const f = s.lastFetch;
+  panel.setAttribute("data-fetched-at", f?.at ?? "");
+  showTime($("source-last"), f?.at);
+  $("source-status").textContent = !f ? "–" : f.status != null ? String(f.status) : s.url.startsWith("file:") ? "file" : "no answer";
+  $("source-items").textContent = f ? String(f.items) : "–";
+  $("source-changed").textContent = f ? (f.changed ? "yes" : "no") : "–";
+  showTime($("source-next"), s.nextFetchAt);
+  $("source-failures").textContent = String(s.consecutiveFailures);
+  const error = $("source-error");
+  error.hidden = !s.lastError;
+  error.textContent = s.lastError ? s.lastError.detail || s.lastError.title || "the last fetch failed" : "";
+  panel.toggleAttribute("data-failing", !!s.lastError);
+  // Look again shortly after the next fetch is due (between 5 s and 5 min from now).
+  const due = Date.parse(s.nextFetchAt) - Date.now();
+  sourceState.timer = setTimeout(loadSource, Math.min(300000, Math.max(5000, (Number.isFinite(due) ? due : 0) + 1000)));
+}
+
+async function loadSource() {
+  const id = state.listID;
+  if (!id) return;
+  const seq = ++sourceState.started;
+  let res, body = null;
+  try {
+    res = await request(api(`/${encodeURIComponent(id)}/source`), { cache: "no-store" });
+    if (res.ok) body = await res.json();
+  } catch {
+    return; // unreachable for now: keep what is shown
+  }
+  if (id !== state.listID || seq < sourceState.shown) return;
+  if (res.status === 404) {
+    sourceState.shown = seq;
+    showSource(null);
+  } else if (body) {
+    sourceState.shown = seq;
+    showSource(body);
+  }
+}
+
+/** After a new revision: the state now, and once more a moment later (the fetch may finish recording after it). */
+function refreshSource() {
+  loadSource();
+  clearTimeout(sourceState.again);
+  if (sourceState.current) sourceState.again = setTimeout(loadSource, 1500);
+}
+
+async function fetchSourceNow() {
+  const id = state.listID;
+  const s = sourceState.current;
+  if (!id || !s) return;
+  const button = $("source-fetch");
+  button.disabled = true;
+  try {
+    const settings = { url: s.url, interval: s.interval, sections: s.sections, maxItems: s.maxItems };
+    const res = await request(api(`/${encodeURIComponent(id)}/source`), {
+      method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings),
+    });
+    const answer = await res.json().catch(() => ({}));
+    if (id !== state.listID) return;
+    if (!res.ok) return log(`fetch now: HTTP ${res.status} ${answer.detail ?? answer.title ?? ""}`, "error");
+    sourceState.shown = ++sourceState.started;
+    showSource(answer);
+    const f = answer.lastFetch;
+    if (answer.lastError) log(`fetch now failed: ${answer.lastError.detail ?? answer.lastError.title}`, "error");
+    else log(`fetch now: ${f?.changed ? "a new revision" : "no change"} (${f?.items ?? 0} items)`);
+  } catch (error) {
+    log(`fetch now: ${error.message ?? error}`, "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Opening a list.
 
 function open(id, push) {
@@ -511,6 +618,9 @@ function open(id, push) {
   $("compare").hidden = true;
   Object.assign(historyState, { entries: [], next: null, from: null, to: null, confirming: null });
   $("timeline").replaceChildren();
+  sourceState.shown = ++sourceState.started;
+  showSource(null);
+  loadSource();
   showRevision(null, null);
   let follower;
   const target = pageTarget(() => follower, render, (doc) => {
@@ -525,12 +635,14 @@ function open(id, push) {
       showRevision(diff.to, diff);
       log(`r${diff.from} → r${diff.to}: ${describe(diff)}`);
       loadHistory();
+      refreshSource();
     },
     onReset: (info) => {
       state.resets.push({ reason: info.reason, detail: info.detail, from: info.from, to: info.document.revision });
       showRevision(info.document.revision, null);
       log(`reset (${info.reason}): ${info.detail ?? ""} → revision ${info.document.revision}`, "reset");
       loadHistory();
+      refreshSource();
     },
     onError: (error, ms) => log(`${error.message ?? error}; retrying in ${(ms / 1000).toFixed(1)} s`, "error"),
     onState: (s) => { $("status").textContent = `${mode === "events" ? "events" : "long poll"} · ${s}`; },
@@ -545,6 +657,8 @@ function close() {
   state.follower?.stop();
   state.follower = null;
   state.listID = null;
+  sourceState.shown = ++sourceState.started;
+  showSource(null);
   $("viewer").hidden = true;
   $("welcome").hidden = false;
   document.title = "ListDelta";
@@ -867,6 +981,7 @@ $("auto").addEventListener("change", (e) => toggleAuto(e.target.checked));
 $("create-demo").addEventListener("click", createDemo);
 $("timeline").addEventListener("click", onTimeline);
 $("history-more").addEventListener("click", () => loadHistory(true));
+$("source-fetch").addEventListener("click", fetchSourceNow);
 
 window.listdelta = {
   get follower() { return state.follower; },
@@ -885,6 +1000,10 @@ window.listdelta = {
   removeFromDashboard,
   /** Reloads the history panel's first page. */
   loadHistory: () => loadHistory(),
+  /** The open list's source state as last read (null: none), and a fresh read of it. */
+  get source() { return sourceState.current; },
+  loadSource,
+  fetchSourceNow,
   write,
 };
 

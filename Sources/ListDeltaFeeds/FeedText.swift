@@ -1,0 +1,88 @@
+import Foundation
+
+/// Small text helpers the format parsers share: trimming, cutting to a byte budget, resolving links, escaping.
+enum FeedText {
+    /// `text` without leading and trailing white space (Unicode), or `nil` when nothing is left.
+    /// - Complexity: O(*w*) in the white space removed (plus a copy of what is kept).
+    static func trimmed(_ text: String) -> String? {
+        // Fast path: printable ASCII at both ends (most feed text) needs no Unicode property lookups.
+        let utf8 = text.utf8
+        guard let firstByte = utf8.first, let lastByte = utf8.last else { return nil }
+        if firstByte > 0x20 && firstByte < 0x7F && lastByte > 0x20 && lastByte < 0x7F { return text }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return nil }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
+    }
+
+    /// `text` cut to at most `maximumBytes` UTF-8 bytes, at a Unicode scalar boundary (never inside a character's
+    /// bytes).
+    /// - Complexity: O(1) when it fits, else O(*m*) in `maximumBytes`.
+    static func cut(_ text: String, toBytes maximumBytes: Int) -> String {
+        let utf8 = text.utf8
+        guard utf8.count > maximumBytes else { return text }
+        var end = maximumBytes
+        let bytes = Array(utf8.prefix(maximumBytes + 1))
+        // Back up over continuation bytes (10xxxxxx) so the cut falls before a lead byte.
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// An optional text trimmed and cut to the budget.
+    static func bounded(_ text: String?, _ maximumBytes: Int) -> String? {
+        guard let text, let trimmed = trimmed(text) else { return nil }
+        return cut(trimmed, toBytes: maximumBytes)
+    }
+
+    /// `reference` resolved against `base` (RFC 3986), or `reference` itself when it is absolute, there is no
+    /// base, or it cannot be resolved. `nil` for an empty reference.
+    static func resolve(_ reference: String, against base: String?) -> String? {
+        guard let reference = trimmed(reference) else { return nil }
+        if hasScheme(reference) { return reference }
+        guard let base, let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL) else {
+            return reference
+        }
+        return resolved.absoluteString
+    }
+
+    /// Whether `text` starts with a URI scheme (`letter *( letter / digit / + - . ) ":"`).
+    private static func hasScheme(_ text: String) -> Bool {
+        var sawLetter = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return false }
+            case UInt8(ascii: ":"): return sawLetter
+            default: return false
+            }
+        }
+        return false
+    }
+
+    /// `text` with `&`, `<`, `>` (and with `quotes`, `"`) escaped for markup.
+    static func escapedMarkup(_ text: String, quotes: Bool = false) -> String {
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || (quotes && $0 == 0x22) }) else {
+            return text
+        }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"" where quotes: result += "&quot;"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A non-negative integer from decimal text (surrounding spaces allowed), else `nil`.
+    static func integer(_ text: String?) -> Int? {
+        guard let text, let trimmed = trimmed(text), let value = Int(trimmed), value >= 0 else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,128 @@
+/// Reads RSS 0.9x and 2.0 (`<rss><channel><item>`) and RSS 1.0 (`<rdf:RDF>`, items beside the channel), with the
+/// Dublin Core, `content:encoded` and Media RSS extensions.
+public struct RSSParser: FeedParsing {
+    /// The bounds applied.
+    public var limits: FeedLimits
+
+    /// A parser applying `limits`.
+    public init(limits: FeedLimits = .init()) {
+        self.limits = limits
+    }
+
+    /// Parses RSS or RDF bytes.
+    /// - Throws: `.notAFeed` when the root is neither `rss` nor `rdf:RDF`; see `FeedParsing`.
+    /// - Complexity: O(*n*) in the bytes.
+    public func parse(_ bytes: [UInt8], baseURL: String?, charset: String?) throws(FeedParseError) -> Feed {
+        try read(XMLFeedDocument.prepare(bytes, charset: charset), baseURL: baseURL)
+    }
+
+    /// Reads XML already prepared (as `FeedParser` does, once for detection and parsing).
+    func read(_ input: XMLInput, baseURL: String?) throws(FeedParseError) -> Feed {
+        let root = try XMLFeedDocument.load(input, baseURL: baseURL, limits: limits)
+        let format: FeedFormat
+        let channel: XMLNode?
+        var items: [XMLNode]
+        if root.name == "rss" && root.namespace.isEmpty {
+            format = .rss
+            channel = root.child("channel", in: "")
+            items = channel?.children("item", in: "") ?? []
+        } else if root.name == "RDF" && root.namespace == FeedNamespace.rdf {
+            format = .rdf
+            channel = root.child("channel", where: FeedNamespace.isRSS)
+            items = root.children.filter { $0.name == "item" && FeedNamespace.isRSS($0.namespace) }
+            // Some RSS 1.0 feeds nest their items in the channel.
+            items += channel?.children.filter { $0.name == "item" && FeedNamespace.isRSS($0.namespace) } ?? []
+        } else {
+            throw FeedParseError(.notAFeed, "The root element <\(root.name)> is not RSS (<rss> or <rdf:RDF>).")
+        }
+        var feed = Feed(format: format)
+        if let channel {
+            feed.title = channel.child("title", where: FeedNamespace.isRSS)?.trimmedText
+            if let link = channel.child("link", where: FeedNamespace.isRSS)?.trimmedText {
+                feed.link = FeedText.resolve(link, against: channel.base)
+            }
+        }
+        let kept = min(items.count, limits.maximumEntries)
+        feed.droppedEntries = items.count - kept
+        feed.entries.reserveCapacity(kept)
+        for item in items.prefix(kept) { feed.entries.append(entry(item)) }
+        return feed
+    }
+
+    /// One `item` as an entry.
+    private func entry(_ item: XMLNode) -> FeedEntry {
+        var entry = FeedEntry()
+        let rss = FeedNamespace.isRSS
+        var guidIsPermaLink = false
+        for child in item.children {
+            switch (child.namespace, child.name) {
+            case (let ns, "title") where rss(ns): if entry.title == nil { entry.title = child.trimmedText }
+            case (let ns, "link") where rss(ns):
+                if entry.link == nil, let link = child.trimmedText { entry.link = FeedText.resolve(link, against: child.base) }
+            case (let ns, "guid") where rss(ns):
+                if entry.id == nil, let guid = child.trimmedText {
+                    entry.id = guid
+                    guidIsPermaLink = child.attributes["isPermaLink"]?.lowercased() != "false"
+                }
+            case (let ns, "description") where rss(ns):
+                if entry.summary == nil { entry.summary = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
+            case (let ns, "author") where rss(ns):
+                if let author = child.trimmedText { entry.authors.append(author) }
+            case (let ns, "category") where rss(ns):
+                if let category = child.trimmedText { entry.categories.append(category) }
+            case (let ns, "pubDate") where rss(ns):
+                if entry.published == nil { entry.published = child.trimmedText.flatMap(FeedDate.parse) }
+            case (let ns, "enclosure") where rss(ns):
+                if entry.enclosure == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                    entry.enclosure = FeedEnclosure(
+                        url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
+                        length: FeedText.integer(child.attributes["length"]))
+                }
+            case (FeedNamespace.dublinCore, "creator"):
+                if let author = child.trimmedText { entry.authors.append(author) }
+            case (FeedNamespace.dublinCore, "subject"):
+                if let category = child.trimmedText { entry.categories.append(category) }
+            case (FeedNamespace.dublinCore, "date"):
+                if entry.published == nil { entry.published = child.trimmedText.flatMap(FeedDate.parse) }
+            case (FeedNamespace.dublinCoreTerms, "modified"), (FeedNamespace.atom, "updated"):
+                if entry.updated == nil { entry.updated = child.trimmedText.flatMap(FeedDate.parse) }
+            case (FeedNamespace.content, "encoded"):
+                if entry.content == nil { entry.content = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
+            default: break
+            }
+        }
+        if entry.id == nil, let about = item.attributes["rdf:about"].flatMap(FeedText.trimmed) { entry.id = about }
+        if entry.link == nil, guidIsPermaLink, let guid = entry.id, guid.hasPrefix("http://") || guid.hasPrefix("https://") {
+            entry.link = guid
+        }
+        if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = FeedText.resolve(about, against: item.base) }
+        if entry.enclosure == nil { entry.enclosure = MediaRSS.enclosure(in: item) }
+        return entry
+    }
+}
+
+/// Media RSS (`media:content`, `media:thumbnail`, also inside `media:group`) as an enclosure.
+enum MediaRSS {
+    /// The first `media:content` with a `url`, else the first `media:thumbnail`.
+    static func enclosure(in item: XMLNode) -> FeedEnclosure? {
+        var thumbnail: FeedEnclosure?
+        for child in item.children where child.namespace == FeedNamespace.media {
+            switch child.name {
+            case "content":
+                if let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                    return FeedEnclosure(
+                        url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
+                        length: FeedText.integer(child.attributes["fileSize"]))
+                }
+            case "group":
+                if let inner = enclosure(in: child) { return inner }
+            case "thumbnail":
+                if thumbnail == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                    thumbnail = FeedEnclosure(url: url)
+                }
+            default: break
+            }
+        }
+        return thumbnail
+    }
+}

@@ -1,0 +1,24 @@
+import ListDeltaCore
+
+/// Writes what a source fetched into the repository, as revisions by `{"op":"source"}`, telling the list's
+/// watchers like any write.
+struct RepositorySourceWriter: SourceListWriting {
+    let context: ServiceContext
+
+    func listExists(_ id: String) -> Bool {
+        guard let head = try? context.repository.head(id) else { return false }
+        return !head.isDeleted
+    }
+
+    func write(_ id: String, document json: JSONValue) throws(ServiceError) -> (changed: Bool, items: Int) {
+        let repository = context.repository
+        // Validated before taking the list's lock, as a PUT is.
+        let validated = try repository.makeDocument(from: json, listID: id, revision: 0)
+        let outcome = try repository.write(id, origin: .source, preconditions: WritePreconditions(), onCommit: context.publish) { _, revision in
+            var document = validated
+            document.revision = revision
+            return document
+        }
+        return (outcome.changed, outcome.document.sections.reduce(0) { $0 + $1.items.count })
+    }
+}

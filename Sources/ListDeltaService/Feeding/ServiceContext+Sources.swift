@@ -1,0 +1,18 @@
+import ListDeltaStore
+
+extension ServiceContext {
+    /// Refuses a direct write (PUT, PATCH, revert) of a list a source feeds: 409 naming the source.
+    /// - Complexity: one lookup in the store.
+    func refuseWriteIfFedBySource(_ list: String) throws(ServiceError) {
+        let source: StoredSource?
+        do {
+            source = try sourceStore.source(list)
+        } catch {
+            throw ServiceError.from(error)
+        }
+        guard let source else { return }
+        let url = SourceSettings(stored: SourceService.json(source.settings)).map { " (\($0.url))" } ?? ""
+        throw .fedBySource(
+            "list \"\(list)\" is fed by a source\(url): only its fetches write it; detach the source first (DELETE /v1/lists/\(list)/source)")
+    }
+}

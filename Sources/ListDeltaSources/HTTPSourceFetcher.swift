@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ZlibCodec
+
+/// Fetches web sources with async-http-client: conditional GET, gzip, redirects followed here (at most
+/// `maximumRedirects`, each target checked by the host policy), one deadline for the whole fetch, a cap on the
+/// body.
+///
+/// Every host is resolved and checked before connecting. A plain `http` connection goes to the checked address
+/// itself (the `Host` header keeps the name), so a name that resolves differently a moment later (DNS rebinding)
+/// cannot redirect it; an `https` connection goes by name, and a rebound name would then have to present a valid
+/// certificate for that name, which an internal service does not have.
+public final class HTTPSourceFetcher: SourceFetching {
+    public let limits: FetchLimits
+    public let policy: HostPolicy
+    let resolver: any AddressResolving
+    let client: HTTPClient
+    let userAgent: String
+
+    public init(limits: FetchLimits, policy: HostPolicy, resolver: any AddressResolving = SystemAddressResolver(), userAgent: String = "ListDelta") {
+        self.limits = limits
+        self.policy = policy
+        self.resolver = resolver
+        self.userAgent = userAgent
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(Int64(min(limits.timeoutSeconds, 10) * 1_000)), read: .milliseconds(Int64(limits.timeoutSeconds * 1_000))),
+            decompression: .disabled)
+        configuration.connectionPool = .init(idleTimeout: .seconds(30))
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit {
+        try? client.syncShutdown()
+    }
+
+    /// Stops the client; fetches after this fail.
+    public func shutdown() {
+        try? client.syncShutdown()
+    }
+
+    public func fetch(_ request: FetchRequest) throws(SourceFetchError) -> FetchResponse {
+        guard case .web(var url) = request.location else { throw SourceFetchError(.invalidURL, "not a web source") }
+        let deadline = NIODeadline.now() + .milliseconds(Int64(limits.timeoutSeconds * 1_000))
+        var redirects = 0
+        while true {
+            let response = try exchange(url, validators: request.validators, deadline: deadline)
+            let status = Int(response.status.code)
+            switch status {
+            case 301, 302, 303, 307, 308:
+                redirects += 1
+                guard redirects <= limits.maximumRedirects else {
+                    throw SourceFetchError(.redirects, "more than \(limits.maximumRedirects) redirects", status: status)
+                }
+                guard let location = response.headers.first(name: "location") else {
+                    throw SourceFetchError(.redirects, "a \(status) redirect without Location", status: status)
+                }
+                url = try SourceLocation.redirect(location, from: url)
+            case 304:
+                return FetchResponse(status: 304, body: .notModified, validators: request.validators, finalURL: url)
+            case 200...299:
+                let body = try Self.inflated(response, limit: limits.maximumBytes)
+                let validators = FetchValidators(
+                    entityTag: response.headers.first(name: "etag"), lastModified: response.headers.first(name: "last-modified"))
+                return FetchResponse(
+                    status: status, body: .content(body), validators: validators,
+                    charset: Self.charset(response.headers.first(name: "content-type")), finalURL: url)
+            default:
+                let retryAfter = status == 429 || status == 503 ? RetryAfter.seconds(response.headers.first(name: "retry-after")) : nil
+                throw SourceFetchError(
+                    .httpStatus, "the source answered \(status) \(response.status.reasonPhrase)", status: status, retryAfter: retryAfter)
+            }
+        }
+    }
+
+    /// One request and its answer, to a host the policy allows.
+    private func exchange(_ url: URL, validators: FetchValidators, deadline: NIODeadline) throws(SourceFetchError) -> HTTPClient.Response {
+        guard let host = url.host else { throw SourceFetchError(.invalidURL, "url has no host") }
+        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let remaining = Double(deadline.uptimeNanoseconds) / 1e9 - Double(NIODeadline.now().uptimeNanoseconds) / 1e9
+        guard remaining > 0 else { throw SourceFetchError(.timeout, "no complete answer within \(limits.timeoutSeconds) s") }
+        let addresses = try resolver.resolve(bareHost, timeoutSeconds: remaining)
+        try policy.check(host: bareHost, addresses: addresses)
+        var target = url
+        var headers = HTTPHeaders()
+        if url.scheme?.lowercased() == "http", IPAddress(bareHost) == nil, !policy.allowsByName(bareHost),
+            let pinned = Self.replacingHost(of: url, with: addresses[0].urlHost)
+        {
+            target = pinned
+            headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
+        }
+        headers.add(name: "User-Agent", value: userAgent)
+        headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")
+        headers.add(name: "Accept-Encoding", value: "gzip")
+        if let tag = validators.entityTag { headers.add(name: "If-None-Match", value: tag) }
+        if let date = validators.lastModified { headers.add(name: "If-Modified-Since", value: date) }
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: target.absoluteString, method: .GET, headers: headers)
+        } catch {
+            throw SourceFetchError(.invalidURL, "url cannot be requested: \(error)")
+        }
+        // The raw body is capped at the inflated cap: a gzip body is never larger than what it inflates to
+        // (beyond a few bytes of header), and the inflation below is capped too.
+        let accumulator = ResponseAccumulator(request: request, maxBodySize: limits.maximumBytes + 1_024)
+        do {
+            return try client.execute(request: request, delegate: accumulator, deadline: deadline).wait()
+        } catch let error as ResponseAccumulator.ResponseTooBigError {
+            throw SourceFetchError(.tooLarge, "the body is larger than the \(limits.maximumBytes) bytes a source may read (\(error.maxBodySize))")
+        } catch let error as HTTPClientError {
+            if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+                throw SourceFetchError(.timeout, "no complete answer from \(host) within \(limits.timeoutSeconds) s")
+            }
+            throw SourceFetchError(.network, "\(host): \(error)")
+        } catch {
+            throw SourceFetchError(.network, "\(host): \(error)")
+        }
+    }
+
+    private static func replacingHost(of url: URL, with host: String) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        components.percentEncodedHost = host
+        return components.url
+    }
+
+    private static func inflated(_ response: HTTPClient.Response, limit: Int) throws(SourceFetchError) -> [UInt8] {
+        let raw = response.body.map { Array($0.readableBytesView) } ?? []
+        let coding = response.headers.first(name: "content-encoding")?.lowercased().trimmingCharacters(in: .whitespaces) ?? "identity"
+        switch coding {
+        case "identity", "":
+            guard raw.count <= limit else {
+                throw SourceFetchError(.tooLarge, "the body is larger than the \(limit) bytes a source may read")
+            }
+            return raw
+        case "gzip", "x-gzip":
+            do {
+                return try Gzip.inflate(raw, limit: limit)
+            } catch .tooLarge {
+                throw SourceFetchError(.tooLarge, "the body inflates to more than the \(limit) bytes a source may read")
+            } catch {
+                throw SourceFetchError(.badEncoding, "the gzip body cannot be inflated: \(error)")
+            }
+        default:
+            throw SourceFetchError(.badEncoding, "the body's Content-Encoding \(coding) is not supported (only gzip)")
+        }
+    }
+
+    /// The `charset` parameter of a `Content-Type`, lowercased.
+    static func charset(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")).lowercased()
+        }
+        return nil
+    }
+}
