@@ -117,6 +117,17 @@ extension PostgresStore: SourceStore {
         }
     }
 
+    public func holdsSourceLease(list: String, generation: Int, owner: String) throws(StoreError) -> Bool {
+        try call { [client, logger] in
+            for try await _ in try await client.query(
+                "SELECT 1 FROM list_source WHERE list_id = \(list) AND generation = \(generation) AND lease_owner = \(owner)", logger: logger)
+            {
+                return true
+            }
+            return false
+        }
+    }
+
     public func sourceCounts() throws(StoreError) -> SourceCounts {
         try call { [client, logger] in
             for try await (attached, failing) in try await client.query(

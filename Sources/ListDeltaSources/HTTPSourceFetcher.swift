@@ -5,18 +5,17 @@ import NIOHTTP1
 import ZlibCodec
 
 /// Fetches web sources with async-http-client: conditional GET, gzip, redirects followed here (at most
-/// `maximumRedirects`, each target checked by the host policy), one deadline for the whole fetch, a cap on the
-/// body.
+/// `maximumRedirects`, each target checked by the host policy), one deadline for the whole fetch (name lookups
+/// included), a cap on the body.
 ///
-/// Every host is resolved and checked before connecting. A plain `http` connection goes to the checked address
-/// itself (the `Host` header keeps the name), so a name that resolves differently a moment later (DNS rebinding)
-/// cannot redirect it; an `https` connection goes by name, and a rebound name would then have to present a valid
-/// certificate for that name, which an internal service does not have.
-public final class HTTPSourceFetcher: SourceFetching {
+/// Every host is resolved and checked before connecting, and the connection goes to the checked address itself
+/// (async-http-client's DNS override, which keeps the name for `Host`, SNI and the certificate check): a name that
+/// resolves differently a moment later (DNS rebinding) cannot send it elsewhere, over http or https.
+public struct HTTPSourceFetcher: SourceFetching {
     public let limits: FetchLimits
     public let policy: HostPolicy
     let resolver: any AddressResolving
-    let client: HTTPClient
+    let configuration: HTTPClient.Configuration
     let userAgent: String
 
     public init(limits: FetchLimits, policy: HostPolicy, resolver: any AddressResolving = SystemAddressResolver(), userAgent: String = "ListDelta") {
@@ -28,17 +27,8 @@ public final class HTTPSourceFetcher: SourceFetching {
             redirectConfiguration: .disallow,
             timeout: .init(connect: .milliseconds(Int64(min(limits.timeoutSeconds, 10) * 1_000)), read: .milliseconds(Int64(limits.timeoutSeconds * 1_000))),
             decompression: .disabled)
-        configuration.connectionPool = .init(idleTimeout: .seconds(30))
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-
-    deinit {
-        try? client.syncShutdown()
-    }
-
-    /// Stops the client; fetches after this fail.
-    public func shutdown() {
-        try? client.syncShutdown()
+        configuration.connectionPool = .init(idleTimeout: .seconds(1))
+        self.configuration = configuration
     }
 
     public func fetch(_ request: FetchRequest) throws(SourceFetchError) -> FetchResponse {
@@ -83,14 +73,7 @@ public final class HTTPSourceFetcher: SourceFetching {
         guard remaining > 0 else { throw SourceFetchError(.timeout, "no complete answer within \(limits.timeoutSeconds) s") }
         let addresses = try resolver.resolve(bareHost, timeoutSeconds: remaining)
         try policy.check(host: bareHost, addresses: addresses)
-        var target = url
         var headers = HTTPHeaders()
-        if url.scheme?.lowercased() == "http", IPAddress(bareHost) == nil, !policy.allowsByName(bareHost),
-            let pinned = Self.replacingHost(of: url, with: addresses[0].urlHost)
-        {
-            target = pinned
-            headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
-        }
         headers.add(name: "User-Agent", value: userAgent)
         headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")
         headers.add(name: "Accept-Encoding", value: "gzip")
@@ -98,13 +81,19 @@ public final class HTTPSourceFetcher: SourceFetching {
         if let date = validators.lastModified { headers.add(name: "If-Modified-Since", value: date) }
         let request: HTTPClient.Request
         do {
-            request = try HTTPClient.Request(url: target.absoluteString, method: .GET, headers: headers)
+            request = try HTTPClient.Request(url: url.absoluteString, method: .GET, headers: headers)
         } catch {
             throw SourceFetchError(.invalidURL, "url cannot be requested: \(error)")
         }
         // The raw body is capped at the inflated cap: a gzip body is never larger than what it inflates to
         // (beyond a few bytes of header), and the inflation below is capped too.
         let accumulator = ResponseAccumulator(request: request, maxBodySize: limits.maximumBytes + 1_024)
+        // A client per exchange, whose only name is pinned to the address just checked (a client's override
+        // is for all its requests). Its connection is not reused: a source is fetched once per interval.
+        var pinned = configuration
+        if IPAddress(bareHost) == nil { pinned.dnsOverride = [bareHost: addresses[0].description] }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: pinned)
+        defer { try? client.syncShutdown() }
         do {
             return try client.execute(request: request, delegate: accumulator, deadline: deadline).wait()
         } catch let error as ResponseAccumulator.ResponseTooBigError {
@@ -117,12 +106,6 @@ public final class HTTPSourceFetcher: SourceFetching {
         } catch {
             throw SourceFetchError(.network, "\(host): \(error)")
         }
-    }
-
-    private static func replacingHost(of url: URL, with host: String) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
-        components.percentEncodedHost = host
-        return components.url
     }
 
     private static func inflated(_ response: HTTPClient.Response, limit: Int) throws(SourceFetchError) -> [UInt8] {

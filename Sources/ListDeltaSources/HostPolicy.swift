@@ -80,11 +80,12 @@ public struct HostPolicy: Sendable, Equatable {
     public func check(host: String, addresses: [IPAddress]) throws(SourceFetchError) {
         if allowsByName(host) { return }
         guard !addresses.isEmpty else { throw SourceFetchError(.network, "\(host) resolved to no address") }
+        // The address a name resolved to is not told (that would look up internal names for whoever asks).
         for address in addresses where !allows(address) {
-            let what = host == address.description ? "\(address)" : "\(host) (\(address))"
+            let what = IPAddress(host) != nil ? "\(host) is not an address" : "\(host) resolves to an address that is not one"
             throw SourceFetchError(
                 .refusedHost,
-                "\(what) is not an address sources may reach: loopback, private, link-local and metadata addresses are refused unless sourceHosts allows them")
+                "\(what) sources may reach: loopback, private, link-local and metadata addresses are refused unless sourceHosts allows them")
         }
     }
 

@@ -52,6 +52,14 @@ public enum SourceLocation: Sendable, Equatable {
 
     private static func checkedWeb(_ url: URL) throws(SourceFetchError) -> URL {
         guard let host = url.host, !host.isEmpty else { throw SourceFetchError(.invalidURL, "url has no host") }
+        // A name of letters, digits, hyphens and dots (IDN in its ASCII form), or an address literal: nothing a
+        // resolver would read differently from the host policy (a NUL, a percent escape).
+        // Checked as written (Foundation decodes percent escapes in `host`), so escapes are refused.
+        let written = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedHost ?? host
+        let bare = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
+        guard !bare.isEmpty, IPAddress(bare) != nil || bare.utf8.allSatisfy(Self.isHostNameByte) else {
+            throw SourceFetchError(.invalidURL, "url's host must be an address or a name of ASCII letters, digits, hyphens and dots (IDN as punycode)")
+        }
         guard url.user == nil, url.password == nil else {
             throw SourceFetchError(.invalidURL, "url must not carry credentials")
         }
@@ -59,6 +67,16 @@ public enum SourceLocation: Sendable, Equatable {
             throw SourceFetchError(.invalidURL, "url's port must be 1 to 65535")
         }
         return url
+    }
+
+    private static func isHostNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
     }
 
     private static func checkedFile(_ url: URL, in directory: String) throws(SourceFetchError) -> String {

@@ -66,6 +66,10 @@ public protocol SourceStore: Sendable {
         list: String, generation: Int, owner: String, state: String, isFailing: Bool, nextFetchAtMs: Int64
     ) throws(StoreError) -> Bool
 
+    /// Whether `owner` still holds the lease on that `generation` of `list`'s source: a fetch asks before it writes
+    /// the list, so that one whose source was changed, detached or taken over writes nothing.
+    func holdsSourceLease(list: String, generation: Int, owner: String) throws(StoreError) -> Bool
+
     /// Counts the attached and the failing sources.
     func sourceCounts() throws(StoreError) -> SourceCounts
 }

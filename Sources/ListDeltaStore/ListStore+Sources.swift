@@ -97,6 +97,16 @@ extension ListStore: SourceStore {
         }
     }
 
+    public func holdsSourceLease(list: String, generation: Int, owner: String) throws(StoreError) -> Bool {
+        try StoreError.catching {
+            try pool.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM list_source WHERE list_id = ? AND generation = ? AND lease_owner = ?",
+                    arguments: [list, generation, owner]) ?? false
+            }
+        }
+    }
+
     public func sourceCounts() throws(StoreError) -> SourceCounts {
         try StoreError.catching {
             try pool.read { db in

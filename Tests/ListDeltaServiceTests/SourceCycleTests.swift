@@ -81,6 +81,24 @@ import Testing
         #expect(second.nextFetchAtMilliseconds == Self.start + 240_000, "60 s × 2² at the middle of the jitter")
     }
 
+    @Test func aFetchThatLostItsLeaseWritesAndRecordsNothing() {
+        let fetcher = ScriptedFetcher([.success(FetchResponse(status: 200, body: .content(Self.rss(["a"])), validators: FetchValidators()))])
+        let writer = MemoryWriter()
+        var state = SourceState()
+        state.consecutiveFailures = 3
+        let result = cycle(fetcher, writer).run(list: "news", settings: settings, state: state, isCurrent: { false })
+        #expect(result.outcome == .superseded)
+        #expect(writer.revisions == 0)
+        #expect(result.state == state, "the state is the newer fetch's to record")
+    }
+
+    @Test func a304ToAnUnconditionalRequestIsAFailure() {
+        let fetcher = ScriptedFetcher([.success(FetchResponse(status: 304, body: .notModified, validators: FetchValidators()))])
+        let result = cycle(fetcher, MemoryWriter()).run(list: "news", settings: settings, state: .initial)
+        #expect(result.outcome == .failed)
+        #expect(result.state.lastError?.reason == "httpStatus")
+    }
+
     @Test func unreadableContentWritesNothing() {
         let fetcher = ScriptedFetcher([.success(FetchResponse(status: 200, body: .content(Array("<html><body>hi</body></html>".utf8)), validators: FetchValidators()))])
         let writer = MemoryWriter()
@@ -155,7 +173,8 @@ final class MemoryWriter: SourceListWriting {
 
     func listExists(_ id: String) -> Bool { state.withLock { $0.document != nil } }
 
-    func write(_ id: String, document json: JSONValue) throws(ServiceError) -> (changed: Bool, items: Int) {
+    func write(_ id: String, document json: JSONValue, isCurrent: () -> Bool) throws(ServiceError) -> (changed: Bool, items: Int) {
+        guard isCurrent() else { throw .superseded("test") }
         let document: ListDocument
         do {
             document = try DataProviderFactory(limits: DocumentLimits()).makeDocument(from: json, listID: id, revision: 1)

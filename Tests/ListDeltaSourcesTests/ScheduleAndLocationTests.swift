@@ -39,7 +39,8 @@ import Testing
 @Suite struct SourceLocationTests {
     @Test func webURLsAreChecked() throws {
         #expect(try SourceLocation("https://example.com/feed.xml", fileDirectory: nil) == .web(URL(string: "https://example.com/feed.xml")!))
-        for bad in ["", "feed.xml", "ftp://example.com/x", "gopher://x", "http://user:pw@example.com/", "http:///nohost", "javascript:alert(1)"] {
+        for bad in ["", "feed.xml", "ftp://example.com/x", "gopher://x", "http://user:pw@example.com/", "http:///nohost", "javascript:alert(1)",
+            "http://127.0.0.1%00.example.com/", "http://ex%61mple.com/", "http://exa mple.com/"] {
             #expect(throws: SourceFetchError.self, "\(bad)") { try SourceLocation(bad, fileDirectory: "/tmp") }
         }
         #expect(throws: SourceFetchError.self) { try SourceLocation("https://e.com/" + String(repeating: "a", count: 3_000), fileDirectory: nil) }

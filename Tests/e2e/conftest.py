@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 import zlib
@@ -327,6 +328,21 @@ class SSEClient:
             self.sock.close()
         except OSError:
             pass
+
+
+def held_diff_poll(server, list_id, from_revision, wait=20):
+    """Starts `GET /v1/lists/{id}/diff?from=N&wait=S` on a thread; returns (thread, result), where result gets
+    "at" (time.monotonic() of the answer), "status" and "body" once it answers."""
+    result = {}
+
+    def poll():
+        r = server.get(f"/v1/lists/{list_id}/diff", params={"from": from_revision, "wait": wait}, timeout=wait + 10)
+        result["at"] = time.monotonic()
+        result["status"], result["body"] = r.status_code, r.json()
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    return thread, result
 
 
 def assert_problem(r, status):

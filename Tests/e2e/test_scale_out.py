@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from conftest import assert_problem, sections_doc, uid
+from conftest import held_diff_poll, assert_problem, sections_doc, uid
 from listdelta_apply import apply_batch_diff, canon_sections
 
 pg_support = pytest.importorskip("pg_support")
@@ -33,15 +33,7 @@ def test_a_write_on_one_instance_wakes_a_long_poll_on_the_other_within_a_second(
     a, b = pair
     lid = uid()
     rev = a.put(lid, doc(1)).json()["revision"]
-    result = {}
-
-    def poll():
-        r = b.get(f"/v1/lists/{lid}/diff", params={"from": rev, "wait": 20}, timeout=30)
-        result["at"] = time.monotonic()
-        result["status"], result["body"] = r.status_code, r.json()
-
-    t = threading.Thread(target=poll, daemon=True)
-    t.start()
+    t, result = held_diff_poll(b, lid, rev)
     time.sleep(1.0)
     assert t.is_alive(), f"the poll answered before any write: {result}"
     wrote = a.put(lid, doc(2, ["x"]))

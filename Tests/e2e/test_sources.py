@@ -21,7 +21,8 @@ from xml.sax.saxutils import escape, quoteattr
 import pytest
 
 import pg_support
-from conftest import Server, assert_problem, uid
+from conftest import held_diff_poll, Server, assert_problem, uid
+from browser_support import wait_for
 from listdelta_apply import apply_batch_diff, canon_sections
 
 STATE_KEYS = {"url", "interval", "sections", "maxItems", "lastFetch", "lastError", "nextFetchAt", "consecutiveFailures"}
@@ -330,17 +331,6 @@ def metric(server, name, **labels):
         if m and m.group(1) == name and all(f'{k}="{v}"' in (m.group(2) or "") for k, v in labels.items()):
             return float(m.group(3))
     return None
-
-
-def wait_until(predicate, timeout, message):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {message}; last: {last!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -685,15 +675,7 @@ def test_a_fetch_now_wakes_a_long_poll(src, feed):
     lid = uid("src")
     feed.set("/poll.xml", rss("Polled", FRUITS))
     state = attach(src, lid, feed.url("/poll.xml"))
-    result = {}
-
-    def poll():
-        r = src.get(f"/v1/lists/{lid}/diff", params={"from": 1, "wait": 20}, timeout=30)
-        result["at"] = time.monotonic()
-        result["status"], result["body"] = r.status_code, r.json()
-
-    t = threading.Thread(target=poll, daemon=True)
-    t.start()
+    t, result = held_diff_poll(src, lid, 1)
     time.sleep(1.0)
     assert t.is_alive(), f"the poll answered before any change: {result}"
     feed.set("/poll.xml", rss("Polled", FRUITS + [entry("new", "Fresh", day(27))]))
@@ -712,7 +694,7 @@ def test_a_source_is_fetched_on_schedule_and_not_after_it_is_detached(make_serve
     feed.set("/tick.xml", rss("Ticking", FRUITS))
     attach(server, lid, feed.url("/tick.xml"), interval=1)
     feed.set("/tick.xml", rss("Ticking", FRUITS[1:]))
-    wait_until(lambda: feed.count("/tick.xml") >= 2 and server.doc(lid)["revision"] == 2, 8, "a scheduled fetch")
+    wait_for(lambda: feed.count("/tick.xml") >= 2 and server.doc(lid)["revision"] == 2, timeout=8, interval=0.1, message="a scheduled fetch")
     assert [h["by"] for h in revisions(server, lid)] == [{"op": "source"}, {"op": "source"}]
     state = get_source(server, lid).json()
     assert state["lastFetch"]["status"] == 200 and state["lastFetch"]["items"] == 3
@@ -772,6 +754,18 @@ def test_deleting_a_fed_list_detaches_its_source(src, feed):
     assert_problem(get_source(src, lid), 404)
     r = src.put(lid, {"items": [{"id": "x", "cell": "C"}]})
     assert r.status_code == 201, r.text
+
+
+def test_deleting_a_list_its_source_has_yet_to_create_detaches_the_source(src, feed):
+    lid = uid("src")
+    feed.set("/never.xml", "oops", status=500)
+    state = attach(src, lid, feed.url("/never.xml"))
+    assert state["lastError"]["status"] == 502, state
+    assert_problem(src.get(lid), 404)
+    # The list does not exist yet, but its source would create it: DELETE of the list removes the source.
+    assert src.delete(lid).status_code == 204
+    assert_problem(get_source(src, lid), 404)
+    assert_problem(src.delete(lid), 404)
 
 
 def test_get_and_delete_of_a_list_without_source_are_404(src):
@@ -962,7 +956,7 @@ return p ? {hidden: p.hidden, url: p.getAttribute('data-source-url'), shownUrl: 
 
 
 def test_the_page_shows_the_source_and_fetches_now(make_server, feed):
-    from browser_support import browser_errors, chrome, check_served_web_files, save_screenshot, wait_for
+    from browser_support import browser_errors, chrome, check_served_web_files, save_screenshot
 
     server = make_server(env=ALLOW_LOOPBACK)
     check_served_web_files(server)

@@ -35,8 +35,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var sourceMinInterval = 10
     /// The most sources attached at once (in the store, over every instance sharing it). The default is 1000.
     public var maxSources = 1000
-    /// The largest `maxItems` a source may have. The default is 10,000.
+    /// The largest `maxItems` a source may have (never more than `maxItems`). The default is 10,000.
     public var sourceMaxItems = 10_000
+
+    /// `sourceMaxItems`, within `maxItems`.
+    var effectiveSourceMaxItems: Int { min(sourceMaxItems, maxItems) }
     /// The largest feed a fetch reads, after gzip inflation, in bytes. The default is 10 MiB.
     public var sourceMaxBytes = 10 << 20
     /// The longest one fetch (redirects included) may take, in seconds. The default is 15.
@@ -171,7 +174,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         }
         try require((1...86_400).contains(sourceMinInterval), "sourceMinInterval must be 1...86400")
         try require((0...1_000_000).contains(maxSources), "maxSources must be 0...1000000")
-        try require((1...maxItems).contains(sourceMaxItems), "sourceMaxItems must be 1...maxItems")
+        try require(sourceMaxItems >= 1, "sourceMaxItems must be at least 1")
         try require((1_024...(1 << 30)).contains(sourceMaxBytes), "sourceMaxBytes must be 1024...1073741824")
         try require(sourceTimeoutSeconds > 0 && sourceTimeoutSeconds <= 300, "sourceTimeoutSeconds must be in (0, 300]")
         try require((1...64).contains(sourceFetches), "sourceFetches must be 1...64")

@@ -10,11 +10,14 @@ struct RepositorySourceWriter: SourceListWriting {
         return !head.isDeleted
     }
 
-    func write(_ id: String, document json: JSONValue) throws(ServiceError) -> (changed: Bool, items: Int) {
+    func write(_ id: String, document json: JSONValue, isCurrent: () -> Bool) throws(ServiceError) -> (changed: Bool, items: Int) {
         let repository = context.repository
         // Validated before taking the list's lock, as a PUT is.
         let validated = try repository.makeDocument(from: json, listID: id, revision: 0)
-        let outcome = try repository.write(id, origin: .source, preconditions: WritePreconditions(), onCommit: context.publish) { _, revision in
+        let outcome = try repository.write(id, origin: .source, preconditions: WritePreconditions(), onCommit: context.publish) { _, revision throws(ServiceError) in
+            // Under the list's lock: a direct write refused for this source and this fetch's write exclude each
+            // other on this instance, and a fetch whose source changed or went writes nothing.
+            guard isCurrent() else { throw .superseded("the source changed during the fetch") }
             var document = validated
             document.revision = revision
             return document

@@ -9,6 +9,9 @@ enum SourceFetchOutcome: String, Sendable, CaseIterable {
     case changed
     /// Content read, but the list it maps to equals the current one: no revision.
     case unchanged
+    /// The source was changed, detached or taken over by another instance during the fetch: nothing written or
+    /// recorded (the newer fetch does both).
+    case superseded
     /// The source said nothing changed (HTTP 304, or a file with the same time and size): nothing read.
     case notModified = "not_modified"
     /// Nothing usable: the list is left as it was.
@@ -19,9 +22,11 @@ enum SourceFetchOutcome: String, Sendable, CaseIterable {
 protocol SourceListWriting: Sendable {
     /// Whether the list exists (when it does not, the next fetch is unconditional: it must create it).
     func listExists(_ id: String) -> Bool
-    /// Writes the document (as a PUT body would be) as the list's next revision, unless it equals the current one.
+    /// Writes the document (as a PUT body would be) as the list's next revision, unless it equals the current one,
+    /// provided `isCurrent()`, asked under the list's lock right before the commit, still holds.
     /// - Returns: Whether a revision was made, and the list's item count.
-    func write(_ id: String, document: JSONValue) throws(ServiceError) -> (changed: Bool, items: Int)
+    /// - Throws: `ServiceError.superseded` when `isCurrent()` is false; the document's problem when it is invalid.
+    func write(_ id: String, document: JSONValue, isCurrent: () -> Bool) throws(ServiceError) -> (changed: Bool, items: Int)
 }
 
 /// One fetch of a source from start to end: fetch (conditionally), read the content as a feed or a ListDelta
@@ -46,8 +51,9 @@ struct SourceCycle: Sendable {
         var outcome: SourceFetchOutcome
     }
 
-    /// Runs one fetch of `list`'s source.
-    func run(list: String, settings: SourceSettings, state: SourceState) -> Result {
+    /// Runs one fetch of `list`'s source; `isCurrent` says whether the fetch still holds its source's lease (asked
+    /// before it writes).
+    func run(list: String, settings: SourceSettings, state: SourceState, isCurrent: () -> Bool = { true }) -> Result {
         let started = clock()
         var next = state
         var attempt = SourceState.Attempt(atMilliseconds: started, status: nil, items: state.items, bytes: 0, parseMilliseconds: nil, changed: false)
@@ -65,6 +71,9 @@ struct SourceCycle: Sendable {
             attempt.status = response.status
             attempt.bytes = response.byteCount
             switch response.body {
+            case .notModified where validators.isEmpty:
+                // Nothing was asked conditionally, so there is nothing the answer can refer to.
+                throw SourceCycleError.fetch(SourceFetchError(.httpStatus, "the source answered 304 to a request that was not conditional", status: 304))
             case .notModified:
                 outcome = .notModified
             case .content(let bytes):
@@ -73,8 +82,9 @@ struct SourceCycle: Sendable {
                 attempt.parseMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - parseStart) / 1e6
                 let written: (changed: Bool, items: Int)
                 do {
-                    written = try writer.write(list, document: document)
+                    written = try writer.write(list, document: document, isCurrent: isCurrent)
                 } catch {
+                    if case .superseded = error { throw SourceCycleError.superseded }
                     throw SourceCycleError.document(error)
                 }
                 attempt.changed = written.changed
@@ -85,6 +95,8 @@ struct SourceCycle: Sendable {
             }
             next.lastError = nil
             next.consecutiveFailures = 0
+        } catch .superseded {
+            return Result(state: state, nextFetchAtMilliseconds: clock(), outcome: .superseded)
         } catch {
             next.lastError = error.failure
             next.consecutiveFailures = state.consecutiveFailures + 1

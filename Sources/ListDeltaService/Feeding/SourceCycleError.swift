@@ -6,6 +6,8 @@ enum SourceCycleError: Error {
     case fetch(SourceFetchError)
     case parse(FeedParseError)
     case document(ServiceError)
+    /// The fetch lost its lease before it wrote (see `SourceFetchOutcome.superseded`).
+    case superseded
 
     static func wrap<T>(_ body: () throws(SourceFetchError) -> T) throws(SourceCycleError) -> T {
         do {
@@ -26,6 +28,8 @@ enum SourceCycleError: Error {
                 reason: error.kind.rawValue, retryAfter: error.retryAfter)
         case .parse(let error):
             return SourceState.Failure(status: 502, title: "Bad Gateway", detail: "the content is not a feed ListDelta can read: \(error.description)", reason: "parse")
+        case .superseded:
+            return SourceState.Failure(status: 409, title: "Conflict", detail: "the source changed during the fetch", reason: "superseded")
         case .document(let error):
             let problem = error.problem
             return SourceState.Failure(status: 502, title: "Bad Gateway", detail: "the content does not make a valid list: \(problem.detail)", reason: "document")

@@ -43,7 +43,7 @@ struct SourceRoutes {
         let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
         let settings = try SourceSettings(
             requestBody: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth),
-            minimumInterval: context.configuration.sourceMinInterval, maximumItems: context.configuration.sourceMaxItems)
+            minimumInterval: context.configuration.sourceMinInterval, maximumItems: context.configuration.effectiveSourceMaxItems)
         let attached = try sources.attach(id, settings: settings)
         var headers: HTTPHeaders = ["Cache-Control": "no-store"]
         if attached.created { headers["Location"] = "/v1/lists/\(id)/source" }

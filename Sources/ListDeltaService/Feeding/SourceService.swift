@@ -15,10 +15,10 @@ import Synchronization
 final class SourceService: Sendable {
     let store: any SourceStore
     let pool: WorkerPool
-    /// Who holds leases taken by this instance: unique per process.
-    let owner: String
+    /// This instance, in the lease tokens it takes (unique per process).
+    let instance: String
+    private let claims = Atomic<Int>(0)
     private let context: ServiceContext
-    private let webFetcher: HTTPSourceFetcher
     private let cycle: SourceCycle
     private let policy: HostPolicy
     private let resolver: any AddressResolving
@@ -36,14 +36,14 @@ final class SourceService: Sendable {
         } catch {
             throw ConfigurationError(error.description)
         }
-        owner = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        instance = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         pool = WorkerPool(name: "source", threads: configuration.sourceFetches, queueLimit: configuration.sourceFetches * 4)
         let limits = FetchLimits(maximumBytes: configuration.sourceMaxBytes, timeoutSeconds: configuration.sourceTimeoutSeconds)
-        webFetcher = HTTPSourceFetcher(limits: limits, policy: policy, resolver: resolver, userAgent: "ListDelta (+https://github.com/listdelta)")
+        let webFetcher = HTTPSourceFetcher(limits: limits, policy: policy, resolver: resolver, userAgent: "ListDelta")
         let fileDirectory = configuration.sourceDirectory.isEmpty ? nil : configuration.sourceDirectory
         cycle = SourceCycle(
             fetcher: LocationFetcher(web: webFetcher, file: FileSourceFetcher(limits: limits)),
-            parser: FeedParser(limits: FeedLimits(maximumEntries: configuration.sourceMaxItems)),
+            parser: FeedParser(limits: FeedLimits(maximumEntries: configuration.effectiveSourceMaxItems)),
             writer: RepositorySourceWriter(context: context), fileDirectory: fileDirectory, schedule: RetrySchedule(),
             maximumDepth: configuration.maxDepth, clock: { Int64(Date().timeIntervalSince1970 * 1_000) }, random: { Double.random(in: 0..<1) })
     }
@@ -52,6 +52,12 @@ final class SourceService: Sendable {
     var leaseMilliseconds: Int64 { Int64(context.configuration.sourceTimeoutSeconds * 2_000) + 30_000 }
 
     private var now: Int64 { Int64(Date().timeIntervalSince1970 * 1_000) }
+
+    /// A lease token of its own for each claim and each attach: a fetch of this instance that outlived its lease
+    /// and a newer fetch of the same source never pass for each other.
+    private func newLeaseToken() -> String {
+        "\(instance)#\(claims.add(1, ordering: .relaxed).newValue)"
+    }
 
     // MARK: - Requests
 
@@ -67,11 +73,11 @@ final class SourceService: Sendable {
         }
         guard case .web(let webURL) = location, let host = webURL.host else { return }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        // A short look: the fetch checks again before it connects, so a slow name only delays the refusal.
-        let lookup = min(1.0, context.configuration.sourceTimeoutSeconds)
-        guard let addresses = try? resolver.resolve(bare, timeoutSeconds: lookup) else { return }
+        // A short look (the fetch checks again before it connects); a name that does not resolve in it is refused
+        // too, so that no URL is attached unchecked.
+        let lookup = min(2.0, context.configuration.sourceTimeoutSeconds / 2)
         do {
-            try policy.check(host: bare, addresses: addresses)
+            try policy.check(host: bare, addresses: try resolver.resolve(bare, timeoutSeconds: lookup))
         } catch {
             throw .invalidMember("url: \(error.message)", pointer: "/url")
         }
@@ -91,6 +97,7 @@ final class SourceService: Sendable {
             state = SourceState(stored: Self.json(previous.state))
         }
         let attached: (created: Bool, source: StoredSource)
+        let owner = newLeaseToken()
         do {
             attached = try store.attachSource(
                 list: list, settings: JSONWriter.string(of: .object(settings.jsonObject)), state: JSONWriter.string(of: state.storedJSON),
@@ -98,7 +105,7 @@ final class SourceService: Sendable {
         } catch {
             throw ServiceError.from(error)
         }
-        return (attached.created, fetch(attached.source, settings: settings, state: state))
+        return (attached.created, fetch(attached.source, owner: owner, settings: settings, state: state))
     }
 
     /// The source of `list`, if any.
@@ -124,15 +131,25 @@ final class SourceService: Sendable {
 
     // MARK: - Fetching
 
-    /// Runs one fetch of a leased source and records its outcome (giving the lease back). Blocking.
+    /// Runs one fetch of a source leased to `owner` and records its outcome (giving the lease back). Blocking.
     @discardableResult
-    func fetch(_ source: StoredSource, settings: SourceSettings? = nil, state: SourceState? = nil) -> StoredSource {
-        guard let settings = settings ?? SourceSettings(stored: Self.json(source.settings)) else {
-            context.logger.error("a stored source cannot be read; it is skipped", metadata: ["list": "\(source.list)"])
-            return source
+    func fetch(_ source: StoredSource, owner: String, settings: SourceSettings? = nil, state: SourceState? = nil) -> StoredSource {
+        let previous = state ?? SourceState(stored: Self.json(source.state))
+        let result: SourceCycle.Result
+        if let settings = settings ?? SourceSettings(stored: Self.json(source.settings)) {
+            result = cycle.run(list: source.list, settings: settings, state: previous) { [store] in
+                (try? store.holdsSourceLease(list: source.list, generation: source.generation, owner: owner)) ?? false
+            }
+        } else {
+            // Only a store written by something else could hold this; it is shown, and retried daily.
+            var failed = previous
+            failed.lastError = SourceState.Failure(
+                status: 500, title: "Internal Server Error", detail: "the source's stored settings cannot be read; attach it again", reason: "settings")
+            failed.consecutiveFailures += 1
+            result = SourceCycle.Result(state: failed, nextFetchAtMilliseconds: now + 86_400_000, outcome: .failed)
         }
-        let result = cycle.run(list: source.list, settings: settings, state: state ?? SourceState(stored: Self.json(source.state)))
         Counter(label: "listdelta_source_fetches_total", dimensions: [("outcome", result.outcome.rawValue)]).increment()
+        guard result.outcome != .superseded else { return (try? store.source(source.list)) ?? source }
         if let failure = result.state.lastError {
             context.logger.notice(
                 "a source fetch failed", metadata: ["list": "\(source.list)", "reason": "\(failure.reason)", "detail": "\(failure.detail)"])
@@ -174,6 +191,7 @@ final class SourceService: Sendable {
     private func claimAndFetch(_ room: Int) {
         defer { scheduleTick() }
         let due: [StoredSource]
+        let owner = newLeaseToken()
         do {
             due = try store.claimDueSources(owner: owner, nowMs: now, leaseMs: leaseMilliseconds, limit: room)
         } catch {
@@ -181,7 +199,7 @@ final class SourceService: Sendable {
             return
         }
         for source in due {
-            pool.execute { [self] in fetch(source) }
+            pool.execute { [self] in fetch(source, owner: owner) }
         }
     }
 
@@ -189,7 +207,6 @@ final class SourceService: Sendable {
     func shutdown() {
         running.withLock { $0 = false }
         pool.shutdown()
-        webFetcher.shutdown()
     }
 
     /// A stored JSON text as a value (`.null` when it cannot be read).

@@ -31,10 +31,12 @@ struct SourceSettings: Sendable, Equatable {
             throw .invalidMember("url is required: the feed's http, https or file: URL", pointer: "/url")
         }
         self.init(url: url)
+        // The defaults give way to the configured bounds.
         interval = try Self.integer(
-            object["interval"], "interval", in: minimumInterval...Self.maximumInterval, default: Self.defaultInterval,
+            object["interval"], "interval", in: minimumInterval...Self.maximumInterval, default: max(Self.defaultInterval, minimumInterval),
             hint: "seconds between fetches")
-        maxItems = try Self.integer(object["maxItems"], "maxItems", in: 1...maximumItems, default: Self.defaultMaxItems, hint: "items kept")
+        maxItems = try Self.integer(
+            object["maxItems"], "maxItems", in: 1...maximumItems, default: min(Self.defaultMaxItems, maximumItems), hint: "items kept")
         switch object["sections"] {
         case nil:
             sections = .none

@@ -25,6 +25,9 @@ enum ServiceError: Error {
     case fedBySource(String)
     /// A 409: a bound of the service would be exceeded (the most sources).
     case limitReached(String)
+    /// A source's fetch that lost its lease (the source was changed, detached or taken over) before it wrote: it
+    /// writes nothing. Never an answer to a client.
+    case superseded(String)
 
     /// The problem response.
     var problem: ProblemDetails {
@@ -62,7 +65,7 @@ enum ServiceError: Error {
             return ProblemDetails(status: 500, title: "Internal Server Error", detail: "storage failed: \(detail)")
         case let .invalidMember(detail, pointer):
             return ProblemDetails(status: 422, title: "Unprocessable Content", detail: detail, extra: ["pointer": .string(pointer)])
-        case .fedBySource(let detail), .limitReached(let detail):
+        case .fedBySource(let detail), .limitReached(let detail), .superseded(let detail):
             return ProblemDetails(status: 409, title: "Conflict", detail: detail)
         }
     }

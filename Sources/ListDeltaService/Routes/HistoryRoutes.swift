@@ -79,7 +79,6 @@ struct HistoryRoutes {
     private static func revert(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
         let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
-        try context.refuseWriteIfFedBySource(id)
         // Read before taking the list's lock: a bad body changes nothing and holds up no one.
         let target = try Self.target(try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
         let repository = context.repository
@@ -87,6 +86,7 @@ struct HistoryRoutes {
             id, origin: .revert(to: target), preconditions: preconditions, mustExist: true, onCommit: context.publish
         ) { current, revision throws(ServiceError) in
             guard let current, let head = try repository.head(id, atLeast: current.revision), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
+            try context.refuseWriteIfFedBySource(id)
             // 0 is servable as a diff's start (the empty list) but is no revision to restore.
             guard target != 0, repository.isServable(target, head: head) else { throw repository.notServed(target, head: head) }
             var document = target == current.revision ? current : try repository.document(id, revision: target, head: head)

@@ -66,7 +66,6 @@ struct WriteRoutes {
     private static func put(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
-        try context.refuseWriteIfFedBySource(id)
         let body = try RequestReading.body(request)
         let maximumDepth = context.configuration.maxDepth
         // Validate before taking the list's lock: a bad body changes nothing and holds up no one. Read straight
@@ -77,7 +76,8 @@ struct WriteRoutes {
         } else {
             validated = try context.repository.makeDocument(from: try RequestReading.json(body, maximumDepth: maximumDepth), listID: id, revision: 0)
         }
-        return try context.repository.write(id, origin: .put, preconditions: preconditions, onCommit: context.publish) { _, revision in
+        return try context.repository.write(id, origin: .put, preconditions: preconditions, onCommit: context.publish) { _, revision throws(ServiceError) in
+            try context.refuseWriteIfFedBySource(id)
             var document = validated
             document.revision = revision
             return document
@@ -87,7 +87,6 @@ struct WriteRoutes {
     private static func patch(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json-patch+json")
         let preconditions = try RequestReading.preconditions(request)
-        try context.refuseWriteIfFedBySource(id)
         let patch: JSONPatch
         do {
             patch = try JSONPatch(json: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
@@ -101,6 +100,7 @@ struct WriteRoutes {
         let repository = context.repository
         return try repository.write(id, origin: .patch, preconditions: preconditions, mustExist: true, onCommit: context.publish) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
+            try context.refuseWriteIfFedBySource(id)
             // Item edits go straight to the typed document; anything else (and every failure, so it is worded
             // exactly) takes the general path: the document as JSON, patched, read back and validated.
             if var document = patch.applyToItems(of: current, limits: repository.documentLimits) {
@@ -120,12 +120,24 @@ struct WriteRoutes {
     private static func delete(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
         let id = try admit(request, context, mediaType: nil)
         let preconditions = try RequestReading.preconditions(request)
-        _ = try context.repository.delete(id, preconditions: preconditions, onCommit: { context.hub.publish(list: id, .deleted) })
-        // A deleted list takes its source with it: the source would otherwise create it again at its next fetch.
+        // A deleted list takes its source with it, detached under the list's lock right after the commit: a fetch
+        // of this instance waiting for the lock then finds its lease gone and writes nothing, so the list cannot
+        // come back. A list whose source has yet to create it is "deleted" by detaching the source.
+        let detach = { () -> Bool in
+            do {
+                return try context.sourceStore.detachSource(id)
+            } catch {
+                context.logger.warning("the deleted list's source could not be detached", metadata: ["list": "\(id)", "error": "\(error)"])
+                return false
+            }
+        }
         do {
-            _ = try context.sourceStore.detachSource(id)
-        } catch {
-            context.logger.warning("the deleted list's source could not be detached", metadata: ["list": "\(id)", "error": "\(error)"])
+            _ = try context.repository.delete(id, preconditions: preconditions, onCommit: {
+                _ = detach()
+                context.hub.publish(list: id, .deleted)
+            })
+        } catch .notFound(let detail) {
+            guard preconditions.ifMatch == nil, detach() else { throw .notFound(detail) }
         }
         context.diffBodies.removeAll { $0.list == id }
         return HTTPResponse(status: 204)
