@@ -28,7 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
-        // Tiny text helpers both the HTTP layer and the core use: the one JSON string escaper, space trimming.
+        // Tiny text helpers the HTTP layer, the core, the feeds and the service share: the one JSON string escaper, space
+        // trimming, RFC 3339 timestamps.
         .target(name: "WireText", swiftSettings: swiftSettings),
 
         // The pure model, diff and patch: no I/O, no C.
@@ -83,7 +84,7 @@ let package = Package(
 
         // Feeds (RSS 0.9x/2.0, RSS 1.0, Atom 1.0, JSON Feed) read into values and mapped to list documents: no I/O.
         // XML through FoundationXML's XMLParser (libxml2), never a tokenizer of our own.
-        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore"], swiftSettings: swiftSettings),
+        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore", "WireText"], swiftSettings: swiftSettings),
 
         // Where a list's content comes from outside: fetching a URL (async-http-client, the only target that
         // imports it) or a local file, the host policy that keeps fetches off the service's own network, backoff.

@@ -1,4 +1,5 @@
 import Foundation
+import WireText
 
 /// Feed dates read and written by hand: RFC 822/1123 (RSS) with the deviations real feeds have, and
 /// RFC 3339/ISO 8601 (Atom, JSON Feed, `dc:date`). No `DateFormatter`: no locale, no allocation per date.
@@ -20,12 +21,7 @@ public enum FeedDate {
     /// `date` as RFC 3339 in UTC with whole seconds and a `Z`, for example `2026-11-25T08:00:00Z`.
     /// - Complexity: O(1).
     public static func rfc3339(_ date: Date) -> String {
-        let total = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
-        let secondsOfDay = total - days * 86_400
-        let (year, month, day) = CivilCalendar.date(days: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):"
-            + "\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))Z"
+        RFC3339.format(milliseconds: Int64((date.timeIntervalSince1970 * 1_000).rounded(.down)), fractionalSeconds: false)
     }
 
     /// The UTC calendar day of `date` as `YYYY-MM-DD`, with the day of the month.

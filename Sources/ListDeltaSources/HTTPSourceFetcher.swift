@@ -67,12 +67,10 @@ public struct HTTPSourceFetcher: SourceFetching {
 
     /// One request and its answer, to a host the policy allows.
     private func exchange(_ url: URL, validators: FetchValidators, deadline: NIODeadline) throws(SourceFetchError) -> HTTPClient.Response {
-        guard let host = url.host else { throw SourceFetchError(.invalidURL, "url has no host") }
-        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let remaining = Double(deadline.uptimeNanoseconds) / 1e9 - Double(NIODeadline.now().uptimeNanoseconds) / 1e9
         guard remaining > 0 else { throw SourceFetchError(.timeout, "no complete answer within \(limits.timeoutSeconds) s") }
-        let addresses = try resolver.resolve(bareHost, timeoutSeconds: remaining)
-        try policy.check(host: bareHost, addresses: addresses)
+        let (bareHost, addresses) = try policy.checkHost(of: url, resolver: resolver, timeoutSeconds: remaining)
+        let host = url.host ?? bareHost
         var headers = HTTPHeaders()
         headers.add(name: "User-Agent", value: userAgent)
         headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")

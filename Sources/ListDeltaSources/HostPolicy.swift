@@ -1,3 +1,4 @@
+import Foundation
 import WireText
 
 /// Which hosts a source may reach: the guard that keeps a service that fetches URLs on request from being turned
@@ -87,6 +88,20 @@ public struct HostPolicy: Sendable, Equatable {
                 .refusedHost,
                 "\(what) sources may reach: loopback, private, link-local and metadata addresses are refused unless sourceHosts allows them")
         }
+    }
+
+    /// Resolves `url`'s host within `timeoutSeconds` and checks it and its addresses: what a fetch does before it
+    /// connects, and an attach before it takes a source.
+    /// - Returns: The host without IPv6 brackets, and the addresses it resolved to (all allowed).
+    /// - Throws: `SourceFetchError` when the URL has no host, the name does not resolve in time, or it is refused.
+    public func checkHost(
+        of url: URL, resolver: any AddressResolving, timeoutSeconds: Double
+    ) throws(SourceFetchError) -> (host: String, addresses: [IPAddress]) {
+        guard let host = url.host, !host.isEmpty else { throw SourceFetchError(.invalidURL, "url has no host") }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let addresses = try resolver.resolve(bare, timeoutSeconds: timeoutSeconds)
+        try check(host: bare, addresses: addresses)
+        return (bare, addresses)
     }
 
     /// Glob match where `*` matches any run of bytes.

@@ -60,6 +60,15 @@ extension ListStore: SourceStore {
 
     public func claimDueSources(owner: String, nowMs: Int64, leaseMs: Int64, limit: Int) throws(StoreError) -> [StoredSource] {
         guard limit > 0 else { return [] }
+        // Asked every scheduler tick: a read answers the usual "nothing due" without taking the single writer's lock.
+        let anyDue = try StoreError.catching {
+            try pool.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM list_source WHERE next_fetch_at_ms <= ? AND (lease_owner IS NULL OR lease_until_ms < ?) LIMIT 1",
+                    arguments: [nowMs, nowMs]) ?? false
+            }
+        }
+        guard anyDue else { return [] }
         return try StoreError.catching {
             try pool.write { db in
                 let due = try Row.fetchAll(

@@ -31,6 +31,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var sourceHosts = ["public"]
     /// The directory `file:` sources must lie in; empty turns file sources off. The default is empty.
     public var sourceDirectory = ""
+
+    /// `sourceDirectory`, or `nil` when file sources are off.
+    var sourceFileDirectory: String? { sourceDirectory.isEmpty ? nil : sourceDirectory }
     /// The shortest `interval` a source may have, in seconds. The default is 10.
     public var sourceMinInterval = 10
     /// The most sources attached at once (in the store, over every instance sharing it). The default is 1000.

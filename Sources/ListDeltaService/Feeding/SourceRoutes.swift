@@ -15,15 +15,8 @@ struct SourceRoutes {
             context.perform(responder, on: sources.pool) { () throws(ServiceError) in try Self.attach(request, context, sources) }
         }
         router.add(.GET, "/v1/lists/{id}/source") { request, responder in
-            // Not `readableList`: a source may be attached to a list its first good fetch has yet to create.
-            let id: String
-            do throws(ServiceError) {
-                id = try RequestReading.listID(request)
-                _ = try context.access.authorizeRead(request, list: id)
-            } catch {
-                responder.respond(Responses.problem(error))
-                return
-            }
+            // A source may be attached to a list its first good fetch has yet to create.
+            guard let id = context.readableList(request, responder, mustExist: false)?.id else { return }
             context.perform(responder) { () throws(ServiceError) in
                 guard let source = try sources.source(id) else { throw .notFound("list \"\(id)\" has no source") }
                 return Responses.json(200, SourceService.served(source), headers: ["Cache-Control": "no-store"])

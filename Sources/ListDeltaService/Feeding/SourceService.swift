@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaCore
+import WireText
 import ListDeltaFeeds
 import ListDeltaSources
 import ListDeltaStore
@@ -40,11 +41,10 @@ final class SourceService: Sendable {
         pool = WorkerPool(name: "source", threads: configuration.sourceFetches, queueLimit: configuration.sourceFetches * 4)
         let limits = FetchLimits(maximumBytes: configuration.sourceMaxBytes, timeoutSeconds: configuration.sourceTimeoutSeconds)
         let webFetcher = HTTPSourceFetcher(limits: limits, policy: policy, resolver: resolver, userAgent: "ListDelta")
-        let fileDirectory = configuration.sourceDirectory.isEmpty ? nil : configuration.sourceDirectory
         cycle = SourceCycle(
             fetcher: LocationFetcher(web: webFetcher, file: FileSourceFetcher(limits: limits)),
             parser: FeedParser(limits: FeedLimits(maximumEntries: configuration.effectiveSourceMaxItems)),
-            writer: RepositorySourceWriter(context: context), fileDirectory: fileDirectory, schedule: RetrySchedule(),
+            writer: RepositorySourceWriter(context: context), fileDirectory: configuration.sourceFileDirectory, schedule: RetrySchedule(),
             maximumDepth: configuration.maxDepth, clock: { Int64(Date().timeIntervalSince1970 * 1_000) }, random: { Double.random(in: 0..<1) })
     }
 
@@ -61,23 +61,13 @@ final class SourceService: Sendable {
 
     // MARK: - Requests
 
-    /// Checks a new source's URL before it is attached: its form, and for web URLs that its host resolves to
-    /// addresses the policy allows (a name that does not resolve, or not within a second, is attached: that may
-    /// pass, and its fetch says so).
+    /// Checks a new source's URL before it is attached: its form, and for web URLs that its host resolves, within
+    /// min(2 s, half the fetch timeout), to addresses the policy allows (the fetch checks again before it connects).
+    /// A name that does not resolve in that time is refused too, so that no URL is attached unchecked.
     func checkLocation(_ url: String) throws(ServiceError) {
-        let location: SourceLocation
         do {
-            location = try SourceLocation(url, fileDirectory: context.configuration.sourceDirectory.isEmpty ? nil : context.configuration.sourceDirectory)
-        } catch {
-            throw .invalidMember("url: \(error.message)", pointer: "/url")
-        }
-        guard case .web(let webURL) = location, let host = webURL.host else { return }
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        // A short look (the fetch checks again before it connects); a name that does not resolve in it is refused
-        // too, so that no URL is attached unchecked.
-        let lookup = min(2.0, context.configuration.sourceTimeoutSeconds / 2)
-        do {
-            try policy.check(host: bare, addresses: try resolver.resolve(bare, timeoutSeconds: lookup))
+            guard case .web(let webURL) = try SourceLocation(url, fileDirectory: context.configuration.sourceFileDirectory) else { return }
+            _ = try policy.checkHost(of: webURL, resolver: resolver, timeoutSeconds: min(2.0, context.configuration.sourceTimeoutSeconds / 2))
         } catch {
             throw .invalidMember("url: \(error.message)", pointer: "/url")
         }

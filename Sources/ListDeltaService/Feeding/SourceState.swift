@@ -1,4 +1,5 @@
 import ListDeltaCore
+import WireText
 import ListDeltaSources
 
 /// What a source's fetches have found so far: the last attempt, its error, failures in a row, and what the next

@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaCore
+import WireText
 import ListDeltaStore
 
 /// `GET /v1/lists/{id}/revisions` (the history) and `POST /v1/lists/{id}/revert` (undo and redo).

@@ -112,9 +112,11 @@ final class ServiceContext: Sendable {
     }
 
     /// The request's list, checked on the loop in the order that reveals nothing to whom may not read it: 400 for
-    /// a malformed id, then 401/403 when the credential does not allow reading it, then 404 for an id that
-    /// certainly names no list (no store lookup). `nil` after answering the problem.
-    func readableList(_ request: HTTPRequest, _ responder: any HTTPResponding) -> ReadableList? {
+    /// a malformed id, then 401/403 when the credential does not allow reading it, then (with `mustExist`) 404 for
+    /// an id that certainly names no list (no store lookup). `nil` after answering the problem.
+    /// - Parameter mustExist: `false` for what may be there before its list is (a source, whose first good fetch
+    ///   creates the list).
+    func readableList(_ request: HTTPRequest, _ responder: any HTTPResponding, mustExist: Bool = true) -> ReadableList? {
         let id: String
         let grant: Grant?
         do throws(ServiceError) {
@@ -124,7 +126,7 @@ final class ServiceContext: Sendable {
             responder.respond(Responses.problem(error))
             return nil
         }
-        guard repository.mightExist(id) else {
+        guard !mustExist || repository.mightExist(id) else {
             responder.respond(Responses.problem(.notFound("there is no list \"\(id)\"")))
             return nil
         }
