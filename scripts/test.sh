@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift unit tests (Swift Testing), then the end-to-end pytest suite
 # against the debug binary, on the SQLite store and then (a chosen set that covers every
-# endpoint and error, and the scale-out tests) on PostgreSQL. A throwaway PostgreSQL
-# cluster is started on loopback for the run and stopped at its end. Every stage runs even
+# endpoint and error, and the scale-out tests) on PostgreSQL, then the container tests: the
+# image built from the Dockerfile and run with podman, compose.yaml and a rolling restart. A
+# throwaway PostgreSQL cluster is started on loopback for the run and stopped at its end. Every stage runs even
 # when an earlier one fails; the exit status is non-zero when any step failed.
 set -euo pipefail
 
@@ -50,6 +51,11 @@ if swift build --product listdelta && swift build --product listdelta-follow; th
     fi
 else
     failures+=("swift build --product listdelta / listdelta-follow")
+fi
+
+section "Container tests: python3 -m pytest -q -s Tests/container (the image built with buildah, run with podman)"
+if ! python3 -m pytest -q -s Tests/container; then
+    failures+=("pytest Tests/container")
 fi
 
 echo

@@ -205,6 +205,20 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    // MARK: - Timers
+
+    /// Runs `job` once on this loop after `seconds`; call on the loop thread. Dropped if the loop exits first.
+    func once(after seconds: Double, _ job: @escaping @Sendable () -> Void) {
+        assertInLoop()
+        let whole = Int(seconds.rounded(.down))
+        var delay = timeval(tv_sec: whole, tv_usec: Int(((seconds - Double(whole)) * 1_000_000).rounded()))
+        let box = Unmanaged.passRetained(OnceJob(job)).toOpaque()
+        let added = event_base_once(base, -1, Int16(EV_TIMEOUT), { _, _, arg in
+            Unmanaged<OnceJob>.fromOpaque(arg!).takeRetainedValue().job()
+        }, box, &delay)
+        if added != 0 { Unmanaged<OnceJob>.fromOpaque(box).release() }
+    }
+
     // MARK: - Drain
 
     /// Phase one of shutdown on this loop: stop accepting, then poll until in-flight requests finish or the
@@ -236,7 +250,7 @@ final class EventLoop: @unchecked Sendable {
             if context.isStreaming {
                 context.finishStream()
             } else {
-                context.forceReply(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
+                context.forceReply(ProblemDetails.unavailable("The server is shutting down."))
             }
         }
         if let drainTimer { event_del(drainTimer) }
@@ -274,4 +288,10 @@ extension EventLoop {
 /// A monotonic clock in nanoseconds.
 enum Clock {
     static func nanoseconds() -> UInt64 { POSIX.monotonicNanoseconds() }
+}
+
+/// A job for `event_base_once`, retained until it runs.
+private final class OnceJob {
+    let job: @Sendable () -> Void
+    init(_ job: @escaping @Sendable () -> Void) { self.job = job }
 }

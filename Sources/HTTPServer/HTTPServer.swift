@@ -18,6 +18,7 @@ public final class HTTPServer: Sendable {
         var threads: [UInt] = []
         var signalHandlers = false
         var onShutdown: (@Sendable () -> Void)?
+        var onDrain: (@Sendable () -> Void)?
     }
 
     private let context: ServerContext
@@ -49,6 +50,17 @@ public final class HTTPServer: Sendable {
         get { state.withLock { $0.onShutdown } }
         set { state.withLock { $0.onShutdown = newValue } }
     }
+
+    /// Called once when a shutdown is requested with ``HTTPServerConfiguration/drainSeconds`` above zero, as the
+    /// drain begins (before ``onShutdown``). Set it before ``start()``.
+    public var onDrain: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onDrain } }
+        set { state.withLock { $0.onDrain = newValue } }
+    }
+
+    /// True from a shutdown request until the server stops: during ``HTTPServerConfiguration/drainSeconds``
+    /// (still serving) and the stop that follows.
+    public var isDraining: Bool { context.draining.load(ordering: .acquiring) || context.isShuttingDown }
 
     /// Binds one `SO_REUSEPORT` listener per loop, starts the loop threads and returns.
     /// - Throws: ``HTTPServerError`` when the configuration is invalid, binding fails or it was already started.
@@ -103,10 +115,24 @@ public final class HTTPServer: Sendable {
         POSIX.localPort(fd: evconnlistener_get_fd(listener))
     }
 
+    /// Requests a graceful stop. With ``HTTPServerConfiguration/drainSeconds`` above zero the server first keeps
+    /// serving for that long (``isDraining`` true, ``onDrain`` called), then stops; a request made while draining
+    /// stops at once. Idempotent; callable from any thread.
+    public func shutdown() {
+        let drain = context.configuration.drainSeconds
+        guard drain > 0, context.draining.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return stop() }
+        let (loop, hook) = state.withLock { ($0.loops.first, $0.onDrain) }
+        guard let loop else { return stop() }
+        context.logger.info("draining before the stop", metadata: ["seconds": "\(drain)"])
+        hook?()
+        loop.execute { loop.once(after: drain) { [weak self] in self?.stop() } }
+    }
+
     /// Two-phase graceful stop: stop accepting and answer new requests 503 with `Connection: close`, call
     /// ``onShutdown``, let in-flight requests finish within ``HTTPServerConfiguration/shutdownGraceSeconds`` (then
-    /// answer them 503), exit the loops and free everything. Idempotent; callable from any thread.
-    public func shutdown() {
+    /// answer them 503), exit the loops and free everything. Idempotent.
+    private func stop() {
         guard context.shuttingDown.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         let (loops, hook) = state.withLock { ($0.loops, $0.onShutdown) }

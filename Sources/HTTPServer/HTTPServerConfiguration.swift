@@ -59,6 +59,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long in-flight deferred requests may take to finish after ``HTTPServer/shutdown()``, in seconds,
     /// before they are answered 503. The default is 10.
     public var shutdownGraceSeconds = 10.0
+    /// How long the server keeps serving after a shutdown is requested (SIGTERM, ``HTTPServer/shutdown()``) before
+    /// it stops accepting, in seconds: time for a load balancer that polls a readiness check to take the instance
+    /// out of rotation (``HTTPServer/isDraining`` is true meanwhile). A second request stops at once. The default
+    /// is 0: stop accepting at once, which a proxy that retries refused connections (nginx) needs no more than.
+    public var drainSeconds = 0.0
     /// How response heads are written: ``ResponseHeadWriting/singleEntry`` (the default) where the running
     /// libevent is one ``LibeventCompatibility`` was checked against, else ``ResponseHeadWriting/plain``; `.plain`
     /// forces the documented API everywhere. ``HTTPServer/responseHeadWriting`` tells which one runs.
@@ -80,5 +85,6 @@ public struct HTTPServerConfiguration: Sendable {
         if timeoutSeconds < 1 { throw .invalidConfiguration("timeoutSeconds") }
         if requestTimeoutSeconds < 1 { throw .invalidConfiguration("requestTimeoutSeconds") }
         if shutdownGraceSeconds < 0 { throw .invalidConfiguration("shutdownGraceSeconds") }
+        if drainSeconds < 0 { throw .invalidConfiguration("drainSeconds") }
     }
 }

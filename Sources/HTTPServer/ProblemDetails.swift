@@ -36,6 +36,11 @@ public struct ProblemDetails: Sendable, Error {
         self.init(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail, extra: extra)
     }
 
+    /// The server's own 503s (over its connection limit, stopping): temporary, so they say when to retry.
+    static func unavailable(_ detail: String) -> HTTPResponse {
+        ProblemDetails(status: 503, detail: detail).response(headers: ["Retry-After": "1"])
+    }
+
     /// The JSON document (`type`, `title`, `status`, `detail`, then the extras sorted by key).
     public var jsonBytes: [UInt8] {
         var writer = JSONWriter()

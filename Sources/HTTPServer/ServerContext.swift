@@ -11,6 +11,8 @@ final class ServerContext: Sendable {
     let headWriting: ResponseHeadWriting
     let connectionCount = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// Set when a shutdown was requested with a drain period (see `HTTPServerConfiguration.drainSeconds`).
+    let draining = Atomic<Bool>(false)
     let shutdownRequest = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {

@@ -43,7 +43,11 @@ public final class PostgresStore: SharedRevisionStore {
         guard configuration.retention >= 1 else { throw .invalidWrite("retention must be at least 1") }
         self.configuration = configuration
         self.logger = logger
-        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        // PostgresNIO reports every failed connection attempt at info; the store's own lines say what matters
+        // (waiting for PostgreSQL, unreachable, reachable again), so its background lines start at warning.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: background)
         self.client = client
         running = Task(executorPreference: StoreTaskExecutor.shared) { await client.run() }
         let deadline = Date().addingTimeInterval(startupSeconds)
@@ -72,7 +76,10 @@ public final class PostgresStore: SharedRevisionStore {
             database: configuration.database, tls: tls)
         // One more for the listening connection, which the announcements hold for as long as they run.
         client.options.maximumConnections = configuration.maximumConnections + 1
-        client.options.minimumConnections = 1
+        // Every connection is opened at start and kept: a burst of requests on a cold instance (a restart under
+        // load, a rollout) would otherwise wait for the pool to grow one connection at a time, past the calls'
+        // deadline, and its timed-out calls would keep the pool behind for as long as the burst lasts.
+        client.options.minimumConnections = configuration.maximumConnections + 1
         client.options.connectTimeout = .milliseconds(Int64(configuration.timeoutSeconds * 1_000))
         client.options.keepAliveBehavior = .init(frequency: .seconds(10))
         return client

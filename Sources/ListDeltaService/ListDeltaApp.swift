@@ -42,7 +42,9 @@ public final class ListDeltaApp: Sendable {
         http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID"]
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: configuration.responseHead) ?? .plain
+        http.drainSeconds = configuration.drainSeconds
         server = HTTPServer(configuration: http, router: service.router, logger: logger)
+        server.onDrain = { service.beginDraining() }
         server.onShutdown = { service.shutdown() }
     }
 

@@ -64,6 +64,13 @@ public final class ListDeltaService: Sendable {
         sources.start()
     }
 
+    /// Marks the instance as draining before a stop: it still serves, but `/healthz` answers 503 so that load
+    /// balancers send new requests elsewhere.
+    public func beginDraining() {
+        context.beginDraining()
+        context.logger.info("draining: /healthz answers 503 until the stop")
+    }
+
     /// Ends every parked poll and event stream (503 / end of stream) and refuses new ones, then stops the pools
     /// once their queued work is done. Idempotent.
     public func shutdown() {

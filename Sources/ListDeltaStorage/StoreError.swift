@@ -23,3 +23,14 @@ public enum StoreError: Error, Equatable {
     /// A bound of the store would be exceeded (the message says which), such as the most sources it holds.
     case limitReached(String)
 }
+
+extension StoreError: CustomStringConvertible {
+    /// The message, for logs and start-up errors (`cannot open the store in /data: SQLite error 14: ...`).
+    public var description: String {
+        switch self {
+        case .conflict(let current): current.map { "the list is at revision \($0)" } ?? "there is no live list"
+        case .invalidWrite(let message), .database(let message), .unavailable(let message), .limitReached(let message):
+            message
+        }
+    }
+}

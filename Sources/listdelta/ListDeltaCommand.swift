@@ -12,7 +12,7 @@ struct ListDeltaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listdelta",
         abstract: "Holds sectioned lists, keeps their revisions and serves the updates between any two.",
-        subcommands: [Serve.self, Token.self],
+        subcommands: [Serve.self, Token.self, Backup.self, Health.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -80,7 +80,10 @@ struct Serve: ParsableCommand {
             app.waitUntilStopped()
             logger.info("stopped")
         } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
+            // One line that says why, and a failing exit: a container or unit that restarts on failure shows it
+            // as is, with no usage text around it.
+            logger.critical("cannot start: \(error.description)")
+            throw ExitCode.failure
         }
     }
 

@@ -332,13 +332,13 @@ class SSEClient:
 
 def held_diff_poll(server, list_id, from_revision, wait=20):
     """Starts `GET /v1/lists/{id}/diff?from=N&wait=S` on a thread; returns (thread, result), where result gets
-    "at" (time.monotonic() of the answer), "status" and "body" once it answers."""
+    "at" (time.monotonic() of the answer), "status", "headers" and "body" once it answers."""
     result = {}
 
     def poll():
         r = server.get(f"/v1/lists/{list_id}/diff", params={"from": from_revision, "wait": wait}, timeout=wait + 10)
         result["at"] = time.monotonic()
-        result["status"], result["body"] = r.status_code, r.json()
+        result["status"], result["headers"], result["body"] = r.status_code, r.headers, r.json()
 
     thread = threading.Thread(target=poll, daemon=True)
     thread.start()

@@ -143,10 +143,29 @@ def test_exposed_port_is_the_default_port():
     assert "LISTDELTA_HOST=0.0.0.0" in env
 
 
-def test_healthcheck_targets_healthz():
+def test_healthcheck_asks_healthz_with_the_binary_itself():
     checks = [rest for keyword, rest in stages()[-1] if keyword == "HEALTHCHECK"]
     assert len(checks) == 1, "the runtime stage needs one HEALTHCHECK"
-    assert "/healthz" in checks[0]
+    assert checks[0].endswith('CMD ["listdelta", "health"]'), checks[0]
+    assert "/healthz" in read(REPO / "Sources" / "listdelta" / "HealthCommand.swift")
+
+
+def test_compose_nginx_is_the_readme_site_with_both_instances():
+    """deploy/nginx.conf (compose's nginx) holds the README's site line for line, but for the upstream's servers."""
+    readme = re.findall(r"```nginx\n(.*?)```", read(README), re.S)[0]
+    deployed = read(REPO / "deploy" / "nginx.conf")
+
+    def directives(text):
+        lines = [line.split("#")[0].strip() for line in text.splitlines()]
+        return [line for line in lines if line and not line.startswith("server ")]
+
+    site = directives(readme)
+    compose_lines = directives(deployed)
+    assert all(line in compose_lines for line in site), sorted(set(site) - set(compose_lines))
+    compose = read(REPO / "compose.yaml")
+    for service in ("listdelta-a", "listdelta-b"):
+        assert f"server {service}:8080" in deployed and f"  {service}:" in compose
+    assert "./deploy/nginx.conf:/etc/nginx/nginx.conf:ro" in compose
 
 
 def test_runs_as_a_user_that_is_not_root():

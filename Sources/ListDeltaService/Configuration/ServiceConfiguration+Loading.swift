@@ -66,6 +66,7 @@ extension ServiceConfiguration {
     private static let settings: [Setting] = [
         string("host", \.host), int("port", \.port), string("dataDirectory", \.dataDirectory), int("retention", \.retention),
         int("maxWaitSeconds", \.maxWaitSeconds), int("maxListsPerRequest", \.maxListsPerRequest), double("heartbeatSeconds", \.heartbeatSeconds),
+        double("drainSeconds", \.drainSeconds),
         strings("corsOrigins", \.corsOrigins), strings("writeTokens", \.writeTokens),
         bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),
         int("maxConnections", \.maxConnections), int("timeoutSeconds", \.timeoutSeconds),

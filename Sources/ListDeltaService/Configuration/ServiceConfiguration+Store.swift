@@ -1,3 +1,4 @@
+import Foundation
 import ListDeltaPostgres
 import ListDeltaStore
 import Logging
@@ -39,5 +40,28 @@ extension ServiceConfiguration {
     public var storeDescription: String {
         guard usesPostgres else { return "in \(dataDirectory)" }
         return (try? postgresConfiguration().redacted) ?? "in PostgreSQL"
+    }
+}
+
+extension ServiceConfiguration {
+    /// Copies the SQLite store in `dataDirectory`, as of one instant and while a service may be writing to it, to a
+    /// new file (see `ListStore.backup(directory:to:)`).
+    /// - Parameter destination: The file to create, or an existing directory to create `listdelta.sqlite` in.
+    /// - Returns: The path written and its size in bytes.
+    /// - Throws: `ConfigurationError` when the store is PostgreSQL's (back it up with `pg_dump`), there is no
+    ///   database to copy, or the copy cannot be written.
+    public func backupStore(to destination: String) throws(ConfigurationError) -> (path: String, bytes: Int) {
+        guard !usesPostgres else {
+            throw ConfigurationError("backup copies the embedded SQLite store; back up PostgreSQL with pg_dump (see the README)")
+        }
+        var isDirectory: ObjCBool = false
+        let path =
+            FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? StoreConfiguration(directory: destination).databasePath : destination
+        do {
+            return (path, try ListStore.backup(directory: dataDirectory, to: path))
+        } catch {
+            throw ConfigurationError("cannot back up the store in \(dataDirectory) to \(path): \(error)")
+        }
     }
 }

@@ -57,6 +57,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxListsPerRequest = 100
     /// Seconds between keep-alive comments on event streams. The default is 15.
     public var heartbeatSeconds = 15.0
+    /// Seconds between SIGTERM and the stop during which the instance still serves but `/healthz` answers 503
+    /// (`draining`), so that a load balancer polling it stops sending new requests first. The default is 0.
+    public var drainSeconds = 0.0
     /// Origins allowed by CORS (`*` for any; empty turns CORS off). The default is `["*"]`.
     public var corsOrigins = ["*"]
     /// Bearer tokens accepted for writes; empty means writes need no token. The default is none.
@@ -151,6 +154,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(maxWaitSeconds >= 0 && maxWaitSeconds <= 3_600, "maxWaitSeconds must be 0...3600")
         try require((1...1_000).contains(maxListsPerRequest), "maxListsPerRequest must be 1...1000")
         try require(heartbeatSeconds > 0, "heartbeatSeconds must be positive")
+        try require(drainSeconds >= 0 && drainSeconds <= 300, "drainSeconds must be 0...300")
         try require(maxBodyBytes >= 1_024, "maxBodyBytes must be at least 1024")
         try require(maxConnections >= 1, "maxConnections must be at least 1")
         try require(timeoutSeconds >= 1, "timeoutSeconds must be at least 1")

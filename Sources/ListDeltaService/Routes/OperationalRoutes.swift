@@ -14,14 +14,20 @@ struct OperationalRoutes {
         let registry = self.registry
         let sources = self.sources
         router.add(.GET, "/healthz") { _, responder in
-            // Answered on the loop from what the store's last calls and its listening connection found.
-            if let store = context.sharedStore, !store.isReachable {
-                var response = Responses.problem(.unavailable("the database cannot be reached; this instance recovers by itself when it can"))
-                response.headers["Cache-Control"] = "no-store"
-                responder.respond(response)
-                return
-            }
-            responder.respond(Responses.json(200, ["status": "ok"], headers: ["Cache-Control": "no-store"]))
+            // Answered on the loop from what the store's last calls and its listening connection found. Readiness
+            // and liveness at once: 503 while the instance drains before a stop or cannot reach its database; the
+            // latter passes by itself, without a restart.
+            let reason: String? =
+                if context.isDraining {
+                    "this instance is draining before it stops; send new requests to another"
+                } else if let store = context.sharedStore, !store.isReachable {
+                    "the database cannot be reached; this instance recovers by itself when it can"
+                } else {
+                    nil
+                }
+            var response = reason.map { Responses.problem(.unavailable($0)) } ?? Responses.json(200, ["status": "ok"])
+            response.headers["Cache-Control"] = "no-store"
+            responder.respond(response)
         }
         router.add(.GET, "/metrics") { _, responder in
             // Rendering every series and compressing them is worker work.

@@ -5,6 +5,7 @@ import ListDeltaCore
 import ListDeltaStore
 import Logging
 import Metrics
+import Synchronization
 
 /// What every route shares: the repository, the watchers, rendered bodies, the configuration, and where work runs.
 ///
@@ -37,6 +38,12 @@ final class ServiceContext: Sendable {
     let readPool: WorkerPool
     let writePool: WorkerPool
     private let timers = DispatchQueue(label: "listdelta.timers")
+    private let drainingFlag = Atomic<Bool>(false)
+
+    /// True once the instance was asked to stop and drains (see `drainSeconds`): `/healthz` answers 503.
+    var isDraining: Bool { drainingFlag.load(ordering: .relaxed) }
+    /// Marks the instance as draining.
+    func beginDraining() { drainingFlag.store(true, ordering: .relaxed) }
 
     init(
         configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl,
