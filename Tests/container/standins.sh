@@ -75,10 +75,8 @@ APT
 }
 
 build_swift() {
-    local work
-    work=$(mktemp -d /tmp/listdelta-standin.XXXXXX)
     # The packages the official swift:6.3-bookworm image installs, and the toolchain's place on PATH.
-    cat >"$work/Containerfile" <<CONTAINERFILE
+    build_from "$SWIFT" <<CONTAINERFILE
 FROM $BASE
 RUN apt-get update \\
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \\
@@ -88,10 +86,6 @@ RUN apt-get update \\
     && git config --system url./opt/swift-packages/.insteadOf https://github.com/
 ENV PATH=/opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CONTAINERFILE
-    log "building $SWIFT"
-    buildah bud --isolation chroot --format docker --pull=never -t "$SWIFT" -f "$work/Containerfile" "$work" \
-        >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; exit 1; }
-    rm -rf "$work"
 }
 
 # Builds image $1 from the Containerfile on standard input, in a folder that also holds the files named after it
