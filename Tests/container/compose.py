@@ -187,7 +187,7 @@ class ComposeProject:
 
     def down(self):
         for service in reversed(list(self.services)):
-            podman("rm", "-f", "-t", "0", self.container(service), check=False)
+            podman("rm", "-f", "-v", "-t", "0", self.container(service), check=False)
         podman("network", "rm", "-f", self.network, check=False)
         for volume in self.spec.get("volumes", {}):
             podman("volume", "rm", "-f", f"{self.name}_{volume}", check=False)

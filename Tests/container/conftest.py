@@ -139,7 +139,7 @@ class Container:
         return self
 
     def remove(self):
-        podman("rm", "-f", "-t", "0", self.name, check=False)
+        podman("rm", "-f", "-v", "-t", "0", self.name, check=False)
 
     def state(self):
         return json.loads(podman("inspect", self.name).stdout)[0]["State"]

@@ -67,7 +67,7 @@ def test_binary_is_stripped_and_the_image_is_small(image, tmp_path):
     try:
         podman("cp", f"{container}:/usr/local/bin/listdelta", str(tmp_path / "listdelta"))
     finally:
-        podman("rm", container, check=False)
+        podman("rm", "-v", container, check=False)
     sections = subprocess.run(["readelf", "-S", "-W", str(tmp_path / "listdelta")], capture_output=True, text=True).stdout
     assert ".symtab" not in sections and ".debug_info" not in sections, "the binary carries symbols or debug info"
     added = Figures.values["image_mb"] - Figures.values["base_mb"]
@@ -201,7 +201,7 @@ def run_to_exit(image, env, volumes=(), timeout=90):
         took = time.monotonic() - started
         return code, logs(container), took
     finally:
-        podman("rm", "-f", container, check=False)
+        podman("rm", "-f", "-v", container, check=False)
 
 
 def test_a_missing_secret_a_read_only_volume_or_an_unreachable_database_give_one_line_and_an_exit(image, tmp_path):
