@@ -27,10 +27,10 @@ extension EventLoop {
         _ = context.claim()
 
         if connection.overLimit {
-            return context.send(ProblemDetails.unavailable("Too many connections."))
+            return context.send(ProblemDetails(status: 503, detail: "Too many connections.").response())
         }
         if self.context.isShuttingDown {
-            return context.send(ProblemDetails.unavailable("The server is shutting down."))
+            return context.send(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
         }
         guard let method else {
             return context.send(ProblemDetails(status: 501, detail: "Method \(methodName) is not supported.").response())

@@ -250,7 +250,7 @@ final class EventLoop: @unchecked Sendable {
             if context.isStreaming {
                 context.finishStream()
             } else {
-                context.forceReply(ProblemDetails.unavailable("The server is shutting down."))
+                context.forceReply(ProblemDetails(status: 503, detail: "The server is shutting down.").response())
             }
         }
         if let drainTimer { event_del(drainTimer) }

@@ -58,10 +58,6 @@ public final class HTTPServer: Sendable {
         set { state.withLock { $0.onDrain = newValue } }
     }
 
-    /// True from a shutdown request until the server stops: during ``HTTPServerConfiguration/drainSeconds``
-    /// (still serving) and the stop that follows.
-    public var isDraining: Bool { context.draining.load(ordering: .acquiring) || context.isShuttingDown }
-
     /// Binds one `SO_REUSEPORT` listener per loop, starts the loop threads and returns.
     /// - Throws: ``HTTPServerError`` when the configuration is invalid, binding fails or it was already started.
     public func start() throws(HTTPServerError) {
@@ -116,7 +112,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Requests a graceful stop. With ``HTTPServerConfiguration/drainSeconds`` above zero the server first keeps
-    /// serving for that long (``isDraining`` true, ``onDrain`` called), then stops; a request made while draining
+    /// serving for that long (``onDrain`` is called as it begins), then stops; a request made while draining
     /// stops at once. Idempotent; callable from any thread.
     public func shutdown() {
         let drain = context.configuration.drainSeconds

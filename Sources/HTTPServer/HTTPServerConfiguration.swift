@@ -61,7 +61,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGraceSeconds = 10.0
     /// How long the server keeps serving after a shutdown is requested (SIGTERM, ``HTTPServer/shutdown()``) before
     /// it stops accepting, in seconds: time for a load balancer that polls a readiness check to take the instance
-    /// out of rotation (``HTTPServer/isDraining`` is true meanwhile). A second request stops at once. The default
+    /// out of rotation (``HTTPServer/onDrain`` tells the app when it begins). A second request stops at once. The default
     /// is 0: stop accepting at once, which a proxy that retries refused connections (nginx) needs no more than.
     public var drainSeconds = 0.0
     /// How response heads are written: ``ResponseHeadWriting/singleEntry`` (the default) where the running

@@ -36,11 +36,6 @@ public struct ProblemDetails: Sendable, Error {
         self.init(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail, extra: extra)
     }
 
-    /// The server's own 503s (over its connection limit, stopping): temporary, so they say when to retry.
-    static func unavailable(_ detail: String) -> HTTPResponse {
-        ProblemDetails(status: 503, detail: detail).response(headers: ["Retry-After": "1"])
-    }
-
     /// The JSON document (`type`, `title`, `status`, `detail`, then the extras sorted by key).
     public var jsonBytes: [UInt8] {
         var writer = JSONWriter()
@@ -65,6 +60,9 @@ public struct ProblemDetails: Sendable, Error {
     public func response(headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = headers
         headers["Content-Type"] = "application/problem+json"
+        // Every 503 is temporary (over the connection limit, stopping, a full queue, a database out of reach), so
+        // it says when to retry, unless the caller said otherwise.
+        if status == 503 && headers["Retry-After"] == nil { headers["Retry-After"] = "1" }
         return HTTPResponse(status: status, headers: headers, body: .bytes(jsonBytes))
     }
 }

@@ -20,7 +20,8 @@ extension ListStore {
     ///   written, or the copy fails its check.
     @discardableResult
     public static func backup(directory: String, to destination: String) throws(StoreError) -> Int {
-        let source = StoreConfiguration(directory: directory).databasePath
+        let store = StoreConfiguration(directory: directory)
+        let source = store.databasePath
         let files = FileManager.default
         guard files.fileExists(atPath: source) else { throw .database("there is no database at \(source)") }
         guard !files.fileExists(atPath: destination) else { throw .database("\(destination) exists; name a new file") }
@@ -28,9 +29,7 @@ extension ListStore {
         try? files.removeItem(atPath: partial)
         do {
             try StoreError.catching {
-                var sourceConfiguration = Configuration()
-                sourceConfiguration.busyMode = .timeout(10)
-                let from = try DatabasePool(path: source, configuration: sourceConfiguration)
+                let from = try DatabasePool(path: source, configuration: Self.databaseConfiguration(store))
                 let to = try DatabaseQueue(path: partial)
                 try from.backup(to: to)
                 let check = try to.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }

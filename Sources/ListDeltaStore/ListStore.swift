@@ -65,7 +65,7 @@ public final class ListStore: RevisionStore {
     }
 
     /// The GRDB configuration: busy timeout and `PRAGMA synchronous` on every new connection.
-    private static func databaseConfiguration(_ configuration: StoreConfiguration) -> Configuration {
+    static func databaseConfiguration(_ configuration: StoreConfiguration) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(10)
         let synchronous = configuration.durableSync ? "FULL" : "NORMAL"

@@ -104,8 +104,6 @@ enum Responses {
     static func problem(_ error: ServiceError) -> HTTPResponse {
         var response = error.problem.response()
         if let challenge = error.challenge { response.headers["WWW-Authenticate"] = challenge }
-        // Every 503 is temporary: the store is unreachable, a queue is full, or the server is stopping.
-        if response.status == 503 { response.headers["Retry-After"] = "1" }
         return response
     }
 }
