@@ -49,7 +49,14 @@ public final class PostgresStore: SharedRevisionStore {
         background.logLevel = max(logger.logLevel, .warning)
         let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: background)
         self.client = client
-        running = Task(executorPreference: StoreTaskExecutor.shared) { await client.run() }
+        // The pool is leased from only once `run()` has begun (PostgresNIO warns of a lease before it): the task
+        // signals just before the call, whose first step, without suspending, marks the client running.
+        let started = DispatchSemaphore(value: 0)
+        running = Task(executorPreference: StoreTaskExecutor.shared) {
+            started.signal()
+            await client.run()
+        }
+        started.wait()
         let deadline = Date().addingTimeInterval(startupSeconds)
         while true {
             do {
