@@ -15,16 +15,16 @@ struct StaticRoutes {
         ("/openapi.yaml", "openapi.yaml", "application/yaml"),
     ]
 
+    /// The page's ES modules: every `.js` file of `Web/app/`, served as `/app/{module}`.
+    static let moduleDirectory = "app"
+
     /// A directory to read the files from instead of the bundle (for working on the page); empty for the bundle.
     let webRoot: String
 
-    /// Registers a route for every file present.
+    /// Registers a route for every file present, and one for the page's modules.
     func register(in router: inout Router) {
         for entry in Self.files {
-            let url = webRoot.isEmpty
-                ? Bundle.module.url(forResource: entry.file, withExtension: nil, subdirectory: "Web")
-                : URL(fileURLWithPath: webRoot).appendingPathComponent(entry.file)
-            guard let url, let data = try? Data(contentsOf: url) else { continue }
+            guard let data = read(entry.file) else { continue }
             let rendered = RenderedBody(bytes: Array(data))
             let opaque = "static-" + String(Self.fingerprint(data), radix: 36)
             let type = entry.type
@@ -33,6 +33,39 @@ struct StaticRoutes {
                     rendered, etag: opaque, contentType: type, cacheControl: "no-cache", request: request))
             }
         }
+        let modules = moduleFiles()
+        router.add(.GET, "/app/{module}") { request, responder in
+            guard let module = modules[request.pathParameters["module"] ?? ""] else {
+                responder.respond(Responses.problem(.notFound("there is no module \"\(request.pathParameters["module"] ?? "")\"")))
+                return
+            }
+            responder.respond(Responses.representation(
+                module.rendered, etag: module.opaque, contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache",
+                request: request))
+        }
+    }
+
+    /// The contents of a file of `Web/` (from ``webRoot`` when set), or nil when there is none.
+    private func read(_ file: String) -> Data? {
+        let url = webRoot.isEmpty
+            ? Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Web")
+            : URL(fileURLWithPath: webRoot).appendingPathComponent(file)
+        guard let url else { return nil }
+        return try? Data(contentsOf: url)
+    }
+
+    /// Every `.js` file of the module directory, by file name, rendered once.
+    private func moduleFiles() -> [String: (rendered: RenderedBody, opaque: String)] {
+        let directory = webRoot.isEmpty
+            ? Bundle.module.url(forResource: Self.moduleDirectory, withExtension: nil, subdirectory: "Web")
+            : URL(fileURLWithPath: webRoot).appendingPathComponent(Self.moduleDirectory)
+        guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [:] }
+        var modules: [String: (rendered: RenderedBody, opaque: String)] = [:]
+        for name in names where name.hasSuffix(".js") {
+            guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)) else { continue }
+            modules[name] = (RenderedBody(bytes: Array(data)), "static-" + String(Self.fingerprint(data), radix: 36))
+        }
+        return modules
     }
 
     /// FNV-1a of the bytes: the same file gets the same entity tag in every process.
