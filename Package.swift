@@ -58,7 +58,7 @@ let package = Package(
 
         // Revisions in SQLite, the embedded default (the only target that imports GRDB).
         .target(
-            name: "ListDeltaStore",
+            name: "ListDeltaSQLite",
             dependencies: ["ListDeltaStorage", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
@@ -98,11 +98,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // API v1: routes over the HTTP layer, the core and the store.
+        // The application core: the repository of lists (caches, rebuilds of old revisions, the write protocol),
+        // rendered bodies and the watchers' hub, over any store. No HTTP, no concrete store.
+        .target(name: "ListDeltaEngine", dependencies: ["ListDeltaCore", "ListDeltaStorage", "ZlibCodec"], swiftSettings: swiftSettings),
+
+        // API v1: the HTTP adapter. Routes over the HTTP layer and the engine, with the store it is given.
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "HTTPServer", "ListDeltaStore", "ListDeltaPostgres", "ListDeltaAccess", "ZlibCodec", "WireText",
+                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "ZlibCodec", "WireText",
                 "ListDeltaFeeds", "ListDeltaSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -112,12 +116,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The service behind its HTTP server, on the store the configuration names: the only target that knows both
+        // concrete stores.
+        .target(
+            name: "ListDeltaServer",
+            dependencies: [
+                "ListDeltaService", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaPostgres", "ListDeltaAccess",
+                "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         .executableTarget(
             name: "listdelta",
             dependencies: [
-                "ListDeltaService",
+                "ListDeltaServer", "ListDeltaService", "ListDeltaAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -136,7 +155,7 @@ let package = Package(
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaStore", "ListDeltaAccess", "ListDeltaFeeds", "HTTPServer",
+                "ListDeltaCore", "ListDeltaService", "ListDeltaSQLite", "ListDeltaAccess", "ListDeltaFeeds", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -166,10 +185,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
-        .testTarget(name: "ListDeltaStoreTests", dependencies: ["ListDeltaStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDeltaSQLiteTests", dependencies: ["ListDeltaSQLite"], swiftSettings: swiftSettings),
         // The PostgreSQL store against a real server (LISTDELTA_TEST_POSTGRES_URL, set by scripts/test.sh).
         .testTarget(
-            name: "ListDeltaPostgresTests", dependencies: ["ListDeltaPostgres", "ListDeltaStore"], swiftSettings: swiftSettings),
+            name: "ListDeltaPostgresTests", dependencies: ["ListDeltaPostgres", "ListDeltaSQLite"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaAccessTests",
             dependencies: ["ListDeltaAccess", .product(name: "JWTKit", package: "jwt-kit")],

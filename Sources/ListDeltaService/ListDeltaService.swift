@@ -1,8 +1,11 @@
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
-import ListDeltaStore
+import ListDeltaEngine
+import ListDeltaEngine
+import ListDeltaStorage
 import Logging
+import Metrics
 import Prometheus
 
 /// API v1 without a socket: the store, the repository, the watchers, the worker pools and the routes.
@@ -17,29 +20,34 @@ public final class ListDeltaService: Sendable {
     let context: ServiceContext
     let sources: SourceService
 
-    /// Opens the store and builds the routes.
+    /// Builds the routes over `store`.
     /// - Parameters:
+    ///   - store: Where revisions and sources are kept (opened by the caller, closed by ``shutdown()`` when shared).
     ///   - registry: where `/metrics` reads from; `nil` when the process bootstrapped no Prometheus factory.
     ///   - keys: the scoped tokens' keys, from ``ServiceConfiguration/verificationKeys()``; required when the
     ///     configuration names `jwtSecret` or `jwtPublicKeys`.
-    /// - Throws: `ConfigurationError` for an invalid configuration or a store that cannot be opened.
+    /// - Throws: `ConfigurationError` for an invalid configuration or a store whose lists cannot be read.
     public init(
-        configuration: ServiceConfiguration, logger: Logger, registry: PrometheusCollectorRegistry?, keys: VerificationKeys = .none
+        configuration: ServiceConfiguration, store: any RevisionStore & SourceStore, logger: Logger, registry: PrometheusCollectorRegistry?,
+        keys: VerificationKeys = .none
     ) throws(ConfigurationError) {
         try configuration.validate()
         guard keys.isEmpty == !configuration.usesScopedTokens else {
             throw ConfigurationError("the JWT keys passed must be the configuration's: load them with verificationKeys()")
         }
         self.configuration = configuration
-        let store = try configuration.openStore(logger: logger)
         let repository: ListRepository
         do {
             repository = try ListRepository(
                 store: store, limits: configuration.documentLimits, cacheBytes: configuration.cacheBytes / 2,
-                cachedHeads: configuration.cachedLists)
+                cachedHeads: configuration.cachedLists, loopCheck: EventLoopCheck { EventLoopThread.isCurrent },
+                rebuilds: RebuildStatistics { start, diffs in
+                    Counter(label: "listdelta_rebuilds_total", dimensions: [("from", start.rawValue)]).increment()
+                    Counter(label: "listdelta_rebuild_diffs_total", dimensions: [("from", start.rawValue)]).increment(by: Int64(diffs))
+                })
         } catch {
             (store as? any SharedRevisionStore)?.close()
-            throw ConfigurationError("cannot open the store \(configuration.storeDescription): \(error)")
+            throw ConfigurationError("cannot read the lists of the store: \(error)")
         }
         let access = AccessControl(configuration: configuration, keys: keys)
         let shared = store as? any SharedRevisionStore

@@ -1,4 +1,4 @@
-/// Where list revisions are kept: the embedded SQLite store (`ListStore`) or a database several instances share
+/// Where list revisions are kept: the embedded SQLite store (`SQLiteStore`) or a database several instances share
 /// (`PostgresStore`). The service reads and writes through this protocol only.
 ///
 /// A store knows nothing about list documents: it keeps opaque blobs that the service encodes. Per list it keeps a

@@ -1,4 +1,4 @@
-/// A stored revision row, as returned by ``ListStore/chain(_:upTo:)``.
+/// A stored revision row, as returned by ``SQLiteStore/chain(_:upTo:)``.
 public struct StoredRevision: Sendable, Equatable {
     /// The revision number.
     public var revision: Int

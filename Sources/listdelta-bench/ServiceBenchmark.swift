@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ListDeltaCore
-import ListDeltaStore
+import ListDeltaStorage
 
 /// `listdelta-bench service`: the service's own figures, through real HTTP on loopback.
 struct ServiceBenchmark: ParsableCommand {
@@ -138,7 +138,7 @@ struct ServiceBenchmark: ParsableCommand {
 
     /// The database's size after folding its write-ahead log in (what the revisions really cost on disk).
     private func diskBytes(_ directory: String) throws -> Int {
-        let store = try ListStore(configuration: StoreConfiguration(directory: directory))
+        let store = try SQLiteStore(configuration: SQLiteStoreConfiguration(directory: directory))
         try store.checkpointWAL()
         return try store.databaseSizeBytes()
     }

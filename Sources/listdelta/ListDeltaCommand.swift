@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ListDeltaAccess
+import ListDeltaServer
 import ListDeltaService
 import Logging
 import Metrics
@@ -101,6 +102,7 @@ struct Serve: ParsableCommand {
         if let databaseUrl { settings.databaseURL = databaseUrl }
         do {
             try settings.validate()
+            try settings.validateStore()
         } catch {
             throw ValidationError(error.description)
         }

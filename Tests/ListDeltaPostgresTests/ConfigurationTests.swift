@@ -1,5 +1,5 @@
 import ListDeltaPostgres
-import ListDeltaStore
+import ListDeltaStorage
 import Testing
 
 /// Reading `postgres://` URLs: what is taken from where, and what is refused (without the password in the error).

@@ -1,6 +1,6 @@
 import Foundation
 import ListDeltaPostgres
-import ListDeltaStore
+import ListDeltaStorage
 import Testing
 
 /// The PostgreSQL store answers every call as the SQLite store does, for the same sequence of writes.
@@ -56,9 +56,9 @@ struct SameBehaviourTests {
             defer { postgres.close() }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-same-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            var configuration = StoreConfiguration(directory: directory)
+            var configuration = SQLiteStoreConfiguration(directory: directory)
             configuration.retention = 5
-            let sqlite = try ListStore(configuration: configuration)
+            let sqlite = try SQLiteStore(configuration: configuration)
             let id = uniqueID("same")
             for step in script(id) {
                 let onSQLite = run(step, on: sqlite, id)

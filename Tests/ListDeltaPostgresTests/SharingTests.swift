@@ -1,6 +1,6 @@
 import Foundation
 import ListDeltaPostgres
-import ListDeltaStore
+import ListDeltaStorage
 import Synchronization
 import Testing
 

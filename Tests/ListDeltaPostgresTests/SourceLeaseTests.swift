@@ -1,6 +1,6 @@
 import Foundation
 import ListDeltaPostgres
-import ListDeltaStore
+import ListDeltaStorage
 import Synchronization
 import Testing
 
@@ -49,8 +49,8 @@ enum SourceStoreContract {
 }
 
 @Suite struct SQLiteSourceStoreTests {
-    private func store() throws -> ListStore {
-        try ListStore(configuration: StoreConfiguration(directory: NSTemporaryDirectory() + "sources-\(UUID().uuidString)"))
+    private func store() throws -> SQLiteStore {
+        try SQLiteStore(configuration: SQLiteStoreConfiguration(directory: NSTemporaryDirectory() + "sources-\(UUID().uuidString)"))
     }
 
     @Test func attachClaimFinishDetach() throws {
@@ -63,9 +63,9 @@ enum SourceStoreContract {
 
     @Test func sourcesSurviveReopening() throws {
         let directory = NSTemporaryDirectory() + "sources-\(UUID().uuidString)"
-        _ = try ListStore(configuration: StoreConfiguration(directory: directory)).attachSource(
+        _ = try SQLiteStore(configuration: SQLiteStoreConfiguration(directory: directory)).attachSource(
             list: "kept", settings: "{\"url\":\"u\"}", state: "{}", owner: "a", nowMs: 5, leaseMs: 1, maximumSources: 10)
-        let reopened = try ListStore(configuration: StoreConfiguration(directory: directory))
+        let reopened = try SQLiteStore(configuration: SQLiteStoreConfiguration(directory: directory))
         #expect(try reopened.source("kept")?.settings == "{\"url\":\"u\"}")
         #expect(try reopened.sourceCounts() == SourceCounts(attached: 1, failing: 0))
     }

@@ -1,4 +1,4 @@
-import ListDeltaStore
+import ListDeltaStorage
 import Testing
 @testable import ListDeltaService
 

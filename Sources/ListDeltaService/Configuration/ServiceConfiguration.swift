@@ -172,13 +172,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(!dataDirectory.isEmpty, "dataDirectory must not be empty")
         try require((1...1_000).contains(databaseConnections), "databaseConnections must be 1...1000")
         try require(databaseTimeoutSeconds > 0 && databaseTimeoutSeconds <= 300, "databaseTimeoutSeconds must be in (0, 300]")
-        if !databaseURL.isEmpty {
-            do {
-                _ = try postgresConfiguration()
-            } catch {
-                throw ConfigurationError("databaseURL: \(error)")
-            }
-        }
         try require((1...86_400).contains(sourceMinInterval), "sourceMinInterval must be 1...86400")
         try require((0...1_000_000).contains(maxSources), "maxSources must be 0...1000000")
         try require(sourceMaxItems >= 1, "sourceMaxItems must be at least 1")

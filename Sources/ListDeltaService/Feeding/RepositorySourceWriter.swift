@@ -1,4 +1,6 @@
 import ListDeltaCore
+import ListDeltaEngine
+import ListDeltaStorage
 
 /// Writes what a source fetched into the repository, as revisions by `{"op":"source"}`, telling the list's
 /// watchers like any write.
@@ -13,8 +15,8 @@ struct RepositorySourceWriter: SourceListWriting {
     func write(_ id: String, document json: JSONValue, isCurrent: () -> Bool) throws(ServiceError) -> (changed: Bool, items: Int) {
         let repository = context.repository
         // Validated before taking the list's lock, as a PUT is.
-        let validated = try repository.makeDocument(from: json, listID: id, revision: 0)
-        let outcome = try repository.write(id, origin: .source, preconditions: WritePreconditions(), onCommit: context.publish) { _, revision throws(ServiceError) in
+        let validated = try ServiceError.mapping { () throws(EngineError) in try repository.makeDocument(from: json, listID: id, revision: 0) }
+        let outcome = try context.write(id, origin: .source, preconditions: WritePreconditions()) { _, revision throws(ServiceError) in
             // Under the list's lock: a direct write refused for this source and this fetch's write exclude each
             // other on this instance, and a fetch whose source changed or went writes nothing.
             guard isCurrent() else { throw .superseded("the source changed during the fetch") }

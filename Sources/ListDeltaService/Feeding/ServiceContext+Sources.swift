@@ -1,4 +1,4 @@
-import ListDeltaStore
+import ListDeltaStorage
 
 extension ServiceContext {
     /// Refuses a direct write (PUT, PATCH, revert) of a list a source feeds: 409 naming the source.

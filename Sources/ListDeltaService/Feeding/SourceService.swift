@@ -3,7 +3,7 @@ import ListDeltaCore
 import WireText
 import ListDeltaFeeds
 import ListDeltaSources
-import ListDeltaStore
+import ListDeltaStorage
 import Logging
 import Metrics
 import Synchronization

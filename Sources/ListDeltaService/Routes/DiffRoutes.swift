@@ -1,6 +1,7 @@
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
+import ListDeltaEngine
 
 /// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S]`, long polls included.
 struct DiffRoutes {
@@ -52,16 +53,16 @@ struct DiffRoutes {
         let wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
         // A revision the client names exists (another instance may have committed it): a cached head older than it
         // is read again from the store before the revision is judged.
-        let list = try context.repository.live(id, atLeast: max(from, to ?? 0))
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id, atLeast: max(from, to ?? 0)) }
         for revision in [from, to ?? list.head.revision] where !context.repository.isServable(revision, head: list.head) {
-            throw context.repository.notServed(revision, head: list.head)
+            throw ServiceError(context.repository.notServed(revision, head: list.head))
         }
         return DiffRequest(
             list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait, grant: grant)
     }
 
     private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
-        let rendered = try context.renderedDiff(diff.list, from: diff.from, to: diff.to, format: diff.format)
+        let rendered = try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(diff.list, from: diff.from, to: diff.to, format: diff.format) }
         return respond(rendered, diff, request, context)
     }
 
@@ -77,7 +78,7 @@ struct DiffRoutes {
     /// The diff from the poll's revision to whatever is current now (or the problem: the list may be gone).
     private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse {
         ServiceContext.answer { () throws(ServiceError) in
-            let current = try context.repository.live(diff.list.head.id)
+            let current = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(diff.list.head.id) }
             let fresh = DiffRequest(
                 list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0, grant: nil)
             return try answer(fresh, request, context)
@@ -99,7 +100,7 @@ struct DiffRoutes {
         }
         let moved: Bool
         do {
-            let head = try context.repository.head(id)
+            let head = try ServiceError.mapping { () throws(EngineError) in try context.repository.head(id) }
             moved = head?.revision != diff.from || head?.isDeleted == true
         } catch {
             moved = true

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaEngine
 import WireText
 
 /// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
@@ -25,7 +26,7 @@ struct EventRoutes {
                     } else {
                         from = fromQuery
                     }
-                    _ = try context.repository.live(id)
+                    _ = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id) }
                 } catch {
                     responder.respond(Responses.problem(error))
                     return

@@ -1,7 +1,8 @@
 import HTTPServer
 import ListDeltaCore
+import ListDeltaEngine
+import ListDeltaStorage
 import WireText
-import ListDeltaStore
 
 /// `GET /v1/lists/{id}/revisions` (the history) and `POST /v1/lists/{id}/revert` (undo and redo).
 struct HistoryRoutes {
@@ -25,7 +26,7 @@ struct HistoryRoutes {
         let id = try RequestReading.listID(request)
         let before = try RequestReading.integer(request, "before")
         let limit = try RequestReading.limit(request)
-        let page = try context.repository.history(id, before: before, limit: limit)
+        let page = try ServiceError.mapping { () throws(EngineError) in try context.repository.history(id, before: before, limit: limit) }
         var body = JSONObject()
         body["revisions"] = .array(page.revisions.map(Self.json))
         body["oldestRevision"] = .number(JSONNumber(page.head.oldestRevision))
@@ -83,14 +84,14 @@ struct HistoryRoutes {
         // Read before taking the list's lock: a bad body changes nothing and holds up no one.
         let target = try Self.target(try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
         let repository = context.repository
-        return try repository.write(
-            id, origin: .revert(to: target), preconditions: preconditions, mustExist: true, onCommit: context.publish
-        ) { current, revision throws(ServiceError) in
-            guard let current, let head = try repository.head(id, atLeast: current.revision), !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
+        return try context.write(id, origin: .revert(to: target), preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
+            guard let current else { throw .notFound("there is no list \"\(id)\"") }
+            let head = try ServiceError.mapping { () throws(EngineError) in try repository.head(id, atLeast: current.revision) }
+            guard let head, !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
             try context.refuseWriteIfFedBySource(id)
             // 0 is servable as a diff's start (the empty list) but is no revision to restore.
-            guard target != 0, repository.isServable(target, head: head) else { throw repository.notServed(target, head: head) }
-            var document = target == current.revision ? current : try repository.document(id, revision: target, head: head)
+            guard target != 0, repository.isServable(target, head: head) else { throw ServiceError(repository.notServed(target, head: head)) }
+            var document = target == current.revision ? current : try ServiceError.mapping { () throws(EngineError) in try repository.document(id, revision: target, head: head) }
             document.revision = revision
             return document
         }

@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaCore
+import ListDeltaEngine
 import Metrics
 import Prometheus
 
@@ -40,7 +41,7 @@ struct OperationalRoutes {
         Gauge(label: "listdelta_parked_polls").record(watchers.polls)
         Gauge(label: "listdelta_event_streams").record(watchers.streams)
         Gauge(label: "listdelta_watched_lists").record(watchers.lists)
-        Gauge(label: "listdelta_cached_bodies_bytes").record(context.documentBodies.usage.cost + context.diffBodies.usage.cost)
+        Gauge(label: "listdelta_cached_bodies_bytes").record(context.bodies.usageBytes)
         let cache = context.repository.cacheUsage
         Gauge(label: "listdelta_cached_list_heads").record(cache.heads)
         if let store = context.sharedStore { Gauge(label: "listdelta_database_reachable").record(store.isReachable ? 1 : 0) }

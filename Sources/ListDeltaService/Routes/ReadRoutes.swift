@@ -1,7 +1,8 @@
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
-import ListDeltaStore
+import ListDeltaEngine
+import ListDeltaStorage
 
 /// `GET /v1/lists`, `/v1/lists/{id}`, `/sections`, `/sections/{index}/items`.
 struct ReadRoutes {
@@ -57,13 +58,13 @@ struct ReadRoutes {
         after: String?, limit: Int, grant: Grant?, _ context: ServiceContext
     ) throws(ServiceError) -> (lists: [ListHead], more: Bool) {
         guard let grant, !grant.coversEveryList else {
-            let page = try context.repository.lists(after: after, limit: limit)
+            let page = try ServiceError.mapping { () throws(EngineError) in try context.repository.lists(after: after, limit: limit) }
             return (page.lists, page.more)
         }
         var covered: [ListHead] = []
         var cursor = after
         while true {
-            let page = try context.repository.lists(after: cursor, limit: 1_000)
+            let page = try ServiceError.mapping { () throws(EngineError) in try context.repository.lists(after: cursor, limit: 1_000) }
             for head in page.lists where grant.covers(head.id) {
                 if covered.count == limit { return (covered, true) }
                 covered.append(head)
@@ -76,7 +77,7 @@ struct ReadRoutes {
     /// The current document from memory only (the loop's answer), or `nil` when anything is not in memory.
     private static func cachedCurrent(_ id: String, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse? {
         guard let head = context.repository.cachedHead(id), !head.isDeleted,
-            let rendered = context.documentBodies.value(for: RevisionKey(list: id, revision: head.revision))
+            let rendered = context.bodies.cachedDocument(id, revision: head.revision)
         else { return nil }
         return Responses.representation(
             rendered, etag: String(head.revision), contentType: "application/json", cacheControl: "no-cache", request: request)
@@ -84,23 +85,25 @@ struct ReadRoutes {
 
     private static func document(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
         let requested = try RequestReading.integer(request, "revision")
-        let list = try context.repository.live(try RequestReading.listID(request), atLeast: requested)
+        let id = try RequestReading.listID(request)
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id, atLeast: requested) }
         guard let revision = requested, revision != list.head.revision else {
             return Responses.representation(
-                context.renderedDocument(list.document), etag: String(list.head.revision), contentType: "application/json",
+                context.bodies.document(list.document), etag: String(list.head.revision), contentType: "application/json",
                 cacheControl: "no-cache", request: request)
         }
         guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
-        guard context.repository.isServable(revision, head: list.head) else { throw context.repository.notServed(revision, head: list.head) }
-        let document = try context.repository.document(list.head.id, revision: revision, head: list.head)
+        guard context.repository.isServable(revision, head: list.head) else { throw ServiceError(context.repository.notServed(revision, head: list.head)) }
+        let document = try ServiceError.mapping { () throws(EngineError) in try context.repository.document(list.head.id, revision: revision, head: list.head) }
         // A revision's document never changes: revision numbers are never reused.
         return Responses.representation(
-            context.renderedDocument(document), etag: String(revision), contentType: "application/json",
+            context.bodies.document(document), etag: String(revision), contentType: "application/json",
             cacheControl: context.immutableCacheControl, request: request)
     }
 
     private static func sections(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
-        let list = try context.repository.live(try RequestReading.listID(request))
+        let id = try RequestReading.listID(request)
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id) }
         let provider = SectionDataProvider(sections: list.document.sections)
         var body = JSONObject()
         body["revision"] = .number(JSONNumber(list.head.revision))
@@ -118,7 +121,8 @@ struct ReadRoutes {
     }
 
     private static func items(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
-        let list = try context.repository.live(try RequestReading.listID(request))
+        let id = try RequestReading.listID(request)
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id) }
         let indexText = request.pathParameters["index"] ?? ""
         let index = try RequestReading.integer(indexText, name: "the section index", maximum: Int(Int32.max))
         guard list.document.sections.indices.contains(index) else {

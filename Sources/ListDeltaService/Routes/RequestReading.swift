@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaCore
+import ListDeltaEngine
 import WireText
 
 /// Reading and checking what a request carries: ids, query numbers, entity tags, media types.

@@ -2,7 +2,8 @@ import Dispatch
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
-import ListDeltaStore
+import ListDeltaEngine
+import ListDeltaStorage
 import Logging
 import Metrics
 import Synchronization
@@ -33,8 +34,7 @@ final class ServiceContext: Sendable {
     /// Where sources are kept (the same store as revisions).
     let sourceStore: any SourceStore
     /// Rendered documents (by revision) and diffs (by from, to and format).
-    let documentBodies: LRUCache<RevisionKey, RenderedBody>
-    let diffBodies: LRUCache<DiffKey, RenderedBody>
+    let bodies: RenderCache
     let readPool: WorkerPool
     let writePool: WorkerPool
     private let timers = DispatchQueue(label: "listdelta.timers")
@@ -55,8 +55,7 @@ final class ServiceContext: Sendable {
         self.repository = repository
         self.logger = logger
         self.access = access
-        documentBodies = LRUCache(budget: configuration.cacheBytes / 4)
-        diffBodies = LRUCache(budget: configuration.cacheBytes / 4)
+        bodies = RenderCache(repository: repository, budget: configuration.cacheBytes / 4)
         readPool = WorkerPool(name: "read", threads: configuration.workerThreads, queueLimit: configuration.maxQueuedRequests)
         writePool = WorkerPool(name: "write", threads: configuration.writeThreads, queueLimit: configuration.maxQueuedRequests)
     }
@@ -147,41 +146,5 @@ final class ServiceContext: Sendable {
     /// keeps a private list's revision for whoever asks next.
     var immutableCacheControl: String {
         "\(configuration.privateReads ? "private" : "public"), max-age=31536000, immutable"
-    }
-
-    /// The rendered document at `revision`.
-    func renderedDocument(_ document: ListDocument) -> RenderedBody {
-        let key = RevisionKey(list: document.id, revision: document.revision)
-        if let cached = documentBodies.value(for: key) { return cached }
-        let rendered = RenderedBody(document.jsonValue)
-        documentBodies.set(rendered, for: key, cost: rendered.cost)
-        return rendered
-    }
-
-    /// The rendered diff of `list` from `from` to `to`, computed once.
-    func renderedDiff(_ list: LiveList, from: Int, to: Int, format: DiffFormat) throws(ServiceError) -> RenderedBody {
-        let key = DiffKey(list: list.head.id, from: from, to: to, format: format)
-        if let cached = diffBodies.value(for: key) { return cached }
-        EventLoopThread.assertNotOnLoop("computing a diff")
-        let old = try repository.document(list.head.id, revision: from, head: list.head)
-        let new = to == list.document.revision ? list.document : try repository.document(list.head.id, revision: to, head: list.head)
-        let rendered = Self.render(ListDiff(from: old, to: new), from: old, to: new, format: format)
-        diffBodies.set(rendered, for: key, cost: rendered.cost)
-        return rendered
-    }
-
-    /// Renders a diff in a format; a JSON Patch needs both documents.
-    static func render(_ diff: ListDiff, from old: ListDocument, to new: ListDocument, format: DiffFormat) -> RenderedBody {
-        switch format {
-        case .batch: return RenderedBody(diff.jsonValue)
-        case .jsonPatch: return RenderedBody(JSONPatch(diff: diff, from: old, to: new).jsonValue)
-        }
-    }
-
-    /// Caches a write's own diff, so polls and streams that follow it get it without recomputing.
-    func rememberDiff(of outcome: WriteOutcome) -> RenderedBody {
-        let key = DiffKey(list: outcome.document.id, from: outcome.previous.revision, to: outcome.document.revision, format: .batch)
-        diffBodies.set(outcome.renderedDiff, for: key, cost: outcome.renderedDiff.cost)
-        return outcome.renderedDiff
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaEngine
 
 /// The files served beside the API: the live page (`/`), its script and style, `client.js`, `openapi.yaml`.
 ///

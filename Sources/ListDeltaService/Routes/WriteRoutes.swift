@@ -1,5 +1,7 @@
 import HTTPServer
 import ListDeltaCore
+import ListDeltaEngine
+import ListDeltaStorage
 import WireText
 
 /// `PUT`, `PATCH` and `DELETE /v1/lists/{id}`.
@@ -74,9 +76,10 @@ struct WriteRoutes {
         if let typed = context.repository.readDocument(json: body, listID: id, revision: 0, maximumDepth: maximumDepth) {
             validated = typed
         } else {
-            validated = try context.repository.makeDocument(from: try RequestReading.json(body, maximumDepth: maximumDepth), listID: id, revision: 0)
+            let json = try RequestReading.json(body, maximumDepth: maximumDepth)
+            validated = try ServiceError.mapping { () throws(EngineError) in try context.repository.makeDocument(from: json, listID: id, revision: 0) }
         }
-        return try context.repository.write(id, origin: .put, preconditions: preconditions, onCommit: context.publish) { _, revision throws(ServiceError) in
+        return try context.write(id, origin: .put, preconditions: preconditions) { _, revision throws(ServiceError) in
             try context.refuseWriteIfFedBySource(id)
             var document = validated
             document.revision = revision
@@ -98,7 +101,7 @@ struct WriteRoutes {
             throw .badRequest("\(error)")
         }
         let repository = context.repository
-        return try repository.write(id, origin: .patch, preconditions: preconditions, mustExist: true, onCommit: context.publish) { current, revision throws(ServiceError) in
+        return try context.write(id, origin: .patch, preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
             try context.refuseWriteIfFedBySource(id)
             // Item edits go straight to the typed document; anything else (and every failure, so it is worded
@@ -113,7 +116,7 @@ struct WriteRoutes {
             } catch {
                 throw .conflict(error)
             }
-            return try repository.makeDocument(from: patched, listID: id, revision: revision)
+            return try ServiceError.mapping { () throws(EngineError) in try repository.makeDocument(from: patched, listID: id, revision: revision) }
         }
     }
 
@@ -132,14 +135,16 @@ struct WriteRoutes {
             }
         }
         do {
-            _ = try context.repository.delete(id, preconditions: preconditions, onCommit: {
-                _ = detach()
-                context.hub.publish(list: id, .deleted)
-            })
+            _ = try ServiceError.mapping { () throws(EngineError) in
+                try context.repository.delete(id, preconditions: preconditions) {
+                    _ = detach()
+                    context.hub.publish(list: id, .deleted)
+                }
+            }
         } catch .notFound(let detail) {
             guard preconditions.ifMatch == nil, detach() else { throw .notFound(detail) }
         }
-        context.diffBodies.removeAll { $0.list == id }
+        context.bodies.forgetDiffs(of: id)
         return HTTPResponse(status: 204)
     }
 
@@ -158,9 +163,22 @@ struct WriteRoutes {
 }
 
 extension ServiceContext {
+    /// Writes the next revision of `id` (see ``ListRepository/write(_:origin:preconditions:mustExist:onCommit:build:)``),
+    /// telling its watchers once committed; a failure is the problem it answers.
+    func write(
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
+        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
+    ) throws(ServiceError) -> WriteOutcome {
+        do {
+            return try repository.write(id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: publish, build: build)
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
     /// Tells the list's watchers about a committed revision (called under the list's write lock, so in order).
     func publish(_ outcome: WriteOutcome) {
         guard outcome.changed else { return }
-        hub.publish(list: outcome.document.id, .revision(outcome, batch: rememberDiff(of: outcome)))
+        hub.publish(list: outcome.document.id, .revision(outcome, batch: bodies.remember(diffOf: outcome)))
     }
 }

@@ -1,6 +1,7 @@
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
+import ListDeltaEngine
 import Synchronization
 
 /// One Server-Sent Events client of one list or of many: catches every list up, then sends one `diff` event per
@@ -145,12 +146,12 @@ final class EventStream: Sendable {
                 var from = held
                 if stepwise, list.head.revision - held <= Self.maximumSteps {
                     while from + 1 < list.head.revision, !isEnded {
-                        let rendered = try context.renderedDiff(list, from: from, to: from + 1, format: .batch)
+                        let rendered = try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(list, from: from, to: from + 1, format: .batch) }
                         send(rendered.plain, of: id, to: from + 1)
                         from += 1
                     }
                 }
-                let rendered = try context.renderedDiff(list, from: from, to: list.head.revision, format: .batch)
+                let rendered = try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(list, from: from, to: list.head.revision, format: .batch) }
                 send(rendered.plain, of: id, to: list.head.revision)
             case .reset(let current):
                 reset(id, current: current)

@@ -1,3 +1,5 @@
+import ListDeltaEngine
+
 /// Where a followed list stands against the revision a client holds: the one decision a many-lists stream and a
 /// many-lists poll make for every list they follow.
 enum ListProgress: Sendable {
@@ -14,11 +16,11 @@ enum ListProgress: Sendable {
     /// Reads the head from memory when it is there, else the store (so on a worker).
     /// - Throws: a storage failure.
     static func of(_ id: String, held: Int, in repository: ListRepository) throws(ServiceError) -> ListProgress {
-        guard let head = try repository.head(id, atLeast: held), !head.isDeleted else { return held == 0 ? .current : .reset(current: 0) }
+        guard let head = try ServiceError.mapping { () throws(EngineError) in try repository.head(id, atLeast: held) }, !head.isDeleted else { return held == 0 ? .current : .reset(current: 0) }
         if held == head.revision { return .current }
         guard held < head.revision, repository.isServable(held, head: head) else { return .reset(current: head.revision) }
         do {
-            return .behind(try repository.live(id, atLeast: head.revision))
+            return .behind(try ServiceError.mapping { () throws(EngineError) in try repository.live(id, atLeast: head.revision) })
         } catch {
             // Deleted since its head was read.
             guard case .notFound = error else { throw error }

@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaAccess
+import ListDeltaEngine
 
 /// A long poll on many lists (`GET /v1/diffs?lists=...&wait=S`), parked on all of them under one hub token until
 /// the first moves.
@@ -40,7 +41,7 @@ struct ManyListsPoll: Sendable {
             case .current:
                 continue
             case .behind(let list):
-                moves.diffs.append(try context.renderedDiff(list, from: held, to: list.head.revision, format: .batch).plain)
+                moves.diffs.append(try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(list, from: held, to: list.head.revision, format: .batch) }.plain)
             case .reset(let current):
                 moves.resets.append((id, current))
             }

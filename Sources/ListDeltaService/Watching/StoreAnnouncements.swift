@@ -1,4 +1,5 @@
-import ListDeltaStore
+import ListDeltaEngine
+import ListDeltaStorage
 import Metrics
 
 extension ServiceContext {

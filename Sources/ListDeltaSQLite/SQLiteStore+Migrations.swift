@@ -1,0 +1,68 @@
+import GRDB
+import ListDeltaStorage
+
+extension SQLiteStore {
+    /// The schema history. Never edit a registered migration; add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // Ids compare by UTF-8 bytes (BINARY collation), so paging order is byte order.
+            try db.create(table: HeadRecord.databaseTableName) { t in
+                t.primaryKey("id", .text).collate(.binary)
+                t.column("revision", .integer).notNull()
+                t.column("is_deleted", .boolean).notNull()
+                t.column("oldest_revision", .integer).notNull()
+                t.column("first_revision", .integer).notNull()
+                t.column("checkpoint_revision", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("section_count", .integer).notNull()
+                t.column("item_count", .integer).notNull()
+                t.column("delta_bytes_since_checkpoint", .integer).notNull()
+                t.column("checkpoint_bytes", .integer).notNull()
+            }
+            // Paging over live lists skips tombstones through this partial index.
+            try db.execute(sql: "CREATE INDEX list_head_live ON list_head(id) WHERE is_deleted = 0")
+
+            // Small columns first, blobs last, so checkpoint lookups never touch blob overflow pages.
+            try db.create(table: RevisionRecord.databaseTableName) { t in
+                t.column("list_id", .text).notNull().collate(.binary)
+                    .references(HeadRecord.databaseTableName, onDelete: .cascade)
+                t.column("revision", .integer).notNull()
+                t.column("is_checkpoint", .boolean).notNull()
+                t.column("delta", .blob)
+                t.column("snapshot", .blob)
+                t.primaryKey(["list_id", "revision"])
+            }
+        }
+        migrator.registerMigration("v2: revision history and undo") { db in
+            // What each revision was (for the history) and the diff that undoes it (for rebuilding backwards).
+            // Rows written before have NULLs: their history says so, and they are rebuilt forwards.
+            try db.alter(table: RevisionRecord.databaseTableName) { t in
+                t.add(column: "committed_at_ms", .integer)
+                t.add(column: "origin", .text)
+                t.add(column: "origin_revision", .integer)
+                t.add(column: "section_count", .integer)
+                t.add(column: "item_count", .integer)
+                for column in RevisionSummary.changeColumns { t.add(column: column, .integer) }
+                t.add(column: "undo", .blob)
+            }
+        }
+        migrator.registerMigration("v3: sources") { db in
+            // A list's source, kept apart from its head: a source may be attached before its list exists (its
+            // first good fetch creates it). Settings and state are JSON text the service reads.
+            try db.execute(sql: """
+                CREATE TABLE list_source (
+                    list_id TEXT PRIMARY KEY COLLATE BINARY,
+                    settings TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    generation INTEGER NOT NULL,
+                    next_fetch_at_ms INTEGER NOT NULL,
+                    is_failing INTEGER NOT NULL,
+                    lease_owner TEXT,
+                    lease_until_ms INTEGER)
+                """)
+            try db.execute(sql: "CREATE INDEX list_source_due ON list_source (next_fetch_at_ms)")
+        }
+        return migrator
+    }
+}
