@@ -155,7 +155,7 @@ let package = Package(
         .executableTarget(
             name: "listdelta-bench",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaSQLite", "ListDeltaAccess", "ListDeltaFeeds", "HTTPServer",
+                "ListDeltaCore", "ListDeltaSQLite", "ListDeltaAccess", "ListDeltaFeeds", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -167,41 +167,62 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore"], swiftSettings: swiftSettings),
+        // What the test targets share: the service in-process and on loopback, a loopback HTTP server and a raw
+        // client, a feed server, random documents, log capture, `eventually`.
+        .target(
+            name: "ListDeltaTestSupport",
+            dependencies: [
+                "ListDeltaCore", "ListDeltaService", "ListDeltaServer", "ListDeltaAccess", "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ListDeltaTestSupport",
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore", "ListDeltaTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaFeedsTests", dependencies: ["ListDeltaFeeds", "ListDeltaCore"], resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaSourcesTests",
-            dependencies: ["ListDeltaSources", "HTTPServer", "ZlibCodec", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ListDeltaSources", "ListDeltaTestSupport", "HTTPServer", "ZlibCodec", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer", "ZlibCodec",
+                "HTTPServer", "ZlibCodec", "ListDeltaTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
-        .testTarget(name: "ListDeltaSQLiteTests", dependencies: ["ListDeltaSQLite"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDeltaSQLiteTests", dependencies: ["ListDeltaSQLite", "ListDeltaStorage"], swiftSettings: swiftSettings),
         // The PostgreSQL store against a real server (LISTDELTA_TEST_POSTGRES_URL, set by scripts/test.sh).
         .testTarget(
-            name: "ListDeltaPostgresTests", dependencies: ["ListDeltaPostgres", "ListDeltaSQLite"], swiftSettings: swiftSettings),
+            name: "ListDeltaPostgresTests", dependencies: ["ListDeltaPostgres", "ListDeltaSQLite", "ListDeltaStorage"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaAccessTests",
             dependencies: ["ListDeltaAccess", .product(name: "JWTKit", package: "jwt-kit")],
             swiftSettings: swiftSettings
         ),
+        // The engine on its own, over a store in memory's stead (SQLite in a temporary directory).
         .testTarget(
-            name: "ListDeltaServiceTests", dependencies: ["ListDeltaService", "ListDeltaAccess", "ListDeltaFeeds", "ListDeltaSources"],
+            name: "ListDeltaEngineTests", dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListDeltaServiceTests",
+            dependencies: [
+                "ListDeltaService", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess", "ListDeltaFeeds",
+                "ListDeltaSources", "ListDeltaTestSupport", "HTTPServer",
+            ],
             swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",
             dependencies: [
-                "ListDeltaKit", "ListDeltaCore", "ListDeltaService",
+                "ListDeltaKit", "ListDeltaCore", "ListDeltaTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

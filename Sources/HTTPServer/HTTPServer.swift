@@ -44,6 +44,9 @@ public final class HTTPServer: Sendable {
     /// How this server writes response heads on the libevent it runs with (see ``LibeventCompatibility``).
     public var responseHeadWriting: ResponseHeadWriting { context.headWriting }
 
+    /// Connections open now, counted from accept (those beyond the hard cap included until they are closed).
+    public var openConnections: Int { context.connectionCount.load(ordering: .relaxed) }
+
     /// Called once by ``shutdown()`` after the listeners stopped, so the app can end its parked requests and
     /// streams. Set it before ``start()``.
     public var onShutdown: (@Sendable () -> Void)? {

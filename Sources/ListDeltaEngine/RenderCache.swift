@@ -22,6 +22,11 @@ public final class RenderCache: Sendable {
         documents.value(for: RevisionKey(list: id, revision: revision))
     }
 
+    /// The rendered diff `key` names, when it is in memory (any thread, the loops included).
+    public func cachedDiff(_ key: DiffKey) -> RenderedBody? {
+        diffs.value(for: key)
+    }
+
     /// `document` rendered, once.
     /// - Complexity: O(1) when cached; else O(*n*) to render and compress *n* bytes.
     public func document(_ document: ListDocument) -> RenderedBody {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ListDeltaCore
-import ListDeltaStorage
+import ListDeltaSQLite
 
 /// `listdelta-bench service`: the service's own figures, through real HTTP on loopback.
 struct ServiceBenchmark: ParsableCommand {

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaTestSupport
 import Testing
 
 /// Edge cases where libevent's own behaviour could leak bytes between requests or connections.
@@ -107,7 +108,11 @@ import Testing
             let client = try #require(TestClient(port: server.port, timeoutSeconds: 10))
             // The start of a next request arrives while the 32 MiB answer cannot all be sent yet.
             client.send("GET /huge HTTP/1.1\r\nHost: x\r\n\r\nGET /items/2 HTTP/1.1\r\n")
-            sleepMilliseconds(2500)
+            // A request started after it and left unfinished is cut off by the request deadline: once it is, the
+            // deadline has passed for the first connection too, whose reader has not read a byte yet.
+            let probe = try #require(TestClient(port: server.port, timeoutSeconds: 10))
+            probe.send("GET /items/3 HTTP/1.1\r\n")
+            #expect(probe.readResponse()?.status == 408)
             let response = try #require(client.readResponse())
             #expect(response.status == 200)
             #expect(response.body.count == huge.count)

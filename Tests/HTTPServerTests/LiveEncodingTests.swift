@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaTestSupport
 import Testing
 import ZlibCodec
 

@@ -1,6 +1,7 @@
 import Glibc
 import HTTPServer
 import Synchronization
+import ListDeltaTestSupport
 import Testing
 
 /// Shared state between a handler and the test.
@@ -15,7 +16,8 @@ func lifecycleRouter(_ parked: Parked) -> Router {
     var router = Router()
     router.add(.GET, "/later") { _, responder in
         runOnThread {
-            sleepMilliseconds(200)
+            // A handler that takes its time (the work, not a wait for something).
+            usleep(200_000)
             responder.respond(HTTPResponse(status: 200, body: .bytes(Array("late".utf8))))
         }
     }
@@ -152,7 +154,10 @@ func lifecycleRouter(_ parked: Parked) -> Router {
             #expect(client.readChunk() != nil)
             let waiter = try #require(TestClient(port: server.port))
             waiter.sendRequest("GET", "/park")
-            sleepMilliseconds(2500)
+            // A connection that sends nothing is closed by the read timeout: once it is, the timeout has passed for
+            // the stream and the parked request as well.
+            let idle = try #require(TestClient(port: server.port, timeoutSeconds: 10))
+            #expect(idle.waitForEOF())
             let stream = try #require(parked.stream.withLock { $0 })
             #expect(stream.write(Array("data: late\n\n".utf8)))
             #expect(client.readChunk().map { String(decoding: $0, as: UTF8.self) } == "data: late\n\n")

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaTestSupport
 import Testing
 
 /// The response head the server writes from a handler's fields (see `ResponseHead`): each field once, malformed

@@ -1,5 +1,6 @@
 import HTTPServer
 import Synchronization
+import ListDeltaTestSupport
 import Testing
 
 @Suite struct LiveShutdownTests {
@@ -40,7 +41,7 @@ import Testing
                 finished.add(1, ordering: .relaxed)
             }
         }
-        sleepMilliseconds(500)
+        #expect(eventually(10) { answered.load(ordering: .relaxed) > 20 })
         let before = answered.load(ordering: .relaxed)
         server.shutdown()
         server.waitUntilStopped()

@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import ListDeltaTestSupport
 import Testing
 
 @Suite struct LiveSignalTests {

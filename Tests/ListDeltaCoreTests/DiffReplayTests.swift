@@ -1,3 +1,4 @@
+import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaCore
+import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaKit
 

@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaCore
+import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaKit
 
@@ -177,7 +178,9 @@ import Testing
             for await _ in follower { seen += 1 }
             return seen
         }
-        try? await Task.sleep(for: .milliseconds(100))
+        // Cancelled once the follower, having handed over the document, waits in its first poll.
+        let polled = await waitFor { transport.requests.count == 2 }
+        #expect(polled)
         task.cancel()
         #expect(await task.value == 1)
         #expect(transport.requests == ["/v1/lists/a", "/v1/lists/a/diff?from=1&wait=25"])

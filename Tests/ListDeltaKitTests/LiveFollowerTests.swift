@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaCore
+import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaKit
 
@@ -83,9 +84,9 @@ import Testing
         try await server.put("restart", ["items": [["id": "a"]]])
         let followed = FollowedList(server.baseURL, "restart", mode: mode)
         #expect(await followed.wait(forRevision: 1))
-        try await Task.sleep(for: .milliseconds(100))
         server.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        // Started again once the follower has met the outage (and is retrying).
+        #expect(await followed.wait { !$0.retries.all.isEmpty })
         try server.start()
         try await server.put("restart", ["items": [["id": "a"], ["id": "b"]]])
         #expect(await followed.wait(forRevision: 2))
@@ -105,7 +106,7 @@ import Testing
         #expect(await followed.wait(forRevision: 1))
         try await server.put("dropped", ["items": [["id": "a"], ["id": "b"]]])
         #expect(await followed.wait(forRevision: 2))
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await followed.wait { _ in relay.openConnections > 0 })
         relay.dropAll()
         if mode == .events {
             // A stream cut mid-way is an error the follower sees (a cut long poll may be retried by libcurl itself).

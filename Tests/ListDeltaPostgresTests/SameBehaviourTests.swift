@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaPostgres
+import ListDeltaSQLite
 import ListDeltaStorage
 import Testing
 

@@ -53,8 +53,11 @@ struct SharingTests {
                 announcements.filter { $0 == .committed(list: id, revision: 1) || $0 == .committed(list: id, revision: 2) || $0 == .deleted(list: id, revision: 2) }
             }
             try waitUntil { about(heard.withLock { $0 }) == expected }
-            // The writer's own commits are not announced back to it.
-            Thread.sleep(forTimeInterval: 0.3)
+            // The writer's own commits are not announced back to it: a commit of the reader's, made after them, is
+            // (announcements arrive in commit order, so once it is heard the writer's would have been).
+            let marker = uniqueID("marker")
+            _ = try reader.append(.create(marker))
+            try waitUntil { heardByWriter.withLock { $0.contains(.committed(list: marker, revision: 1)) } }
             #expect(about(heardByWriter.withLock { $0 }).isEmpty)
             #expect(heardByWriter.withLock { $0.first } == .resumed)
         }

@@ -1,5 +1,5 @@
+import ListDeltaStorage
 import Testing
-
 @testable import ListDeltaSQLite
 
 @Suite struct AppendTests {

@@ -1,6 +1,6 @@
 import Dispatch
+import ListDeltaStorage
 import Testing
-
 @testable import ListDeltaSQLite
 
 @Suite struct ConcurrencyTests {

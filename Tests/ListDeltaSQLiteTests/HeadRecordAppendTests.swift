@@ -1,5 +1,5 @@
+import ListDeltaStorage
 import Testing
-
 @testable import ListDeltaSQLite
 
 /// The pure decision behind `append`, tested without a database.

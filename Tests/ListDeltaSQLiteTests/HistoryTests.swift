@@ -1,6 +1,6 @@
 import GRDB
+import ListDeltaStorage
 import Testing
-
 @testable import ListDeltaSQLite
 
 @Suite struct HistoryTests {

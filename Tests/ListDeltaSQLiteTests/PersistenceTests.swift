@@ -1,6 +1,6 @@
 import Foundation
+import ListDeltaStorage
 import Testing
-
 @testable import ListDeltaSQLite
 
 @Suite struct PersistenceTests {

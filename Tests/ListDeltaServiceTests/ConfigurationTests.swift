@@ -1,3 +1,4 @@
+import ListDeltaServer
 import Testing
 @testable import ListDeltaService
 
@@ -43,8 +44,10 @@ import Testing
         #expect(postgres.timeoutSeconds == 2.5)
         #expect(!configuration.storeDescription.contains("s3cret"))
         try configuration.validate()
+        try configuration.validateStore()
         configuration.databaseURL = "postgres://no-database@db.example"
-        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        let refused = #expect(throws: ConfigurationError.self) { try configuration.validateStore() }
+        #expect(refused?.message.hasPrefix("databaseURL: ") == true && refused?.message.contains("names no database") == true)
     }
 
     @Test func aNumericTokenStaysAString() throws {

@@ -1,6 +1,9 @@
 import ListDeltaCore
+import ListDeltaTestSupport
+import ListDeltaStorage
 import Testing
 
+@testable import ListDeltaEngine
 @testable import ListDeltaService
 
 @Suite struct RebuildTests {

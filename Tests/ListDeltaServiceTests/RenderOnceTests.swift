@@ -1,8 +1,11 @@
 import Foundation
 import HTTPServer
 import ListDeltaCore
+import ListDeltaTestSupport
+import ListDeltaStorage
 import Testing
 import ZlibCodec
+@testable import ListDeltaEngine
 @testable import ListDeltaService
 
 /// A write's diff is rendered and compressed once: the stored delta, the cache, the watchers and the response
@@ -52,7 +55,7 @@ import ZlibCodec
         #expect(try Gzip.inflate(gzip, limit: 1 << 24) == plain)
         let diff = try #require(response.json?["diff"] as? [String: Any])
         #expect(diff["to"] as? Int == 2)
-        let cached = try #require(test.context.diffBodies.value(for: DiffKey(list: "big", from: 1, to: 2, format: .batch)))
+        let cached = try #require(test.context.bodies.cachedDiff(DiffKey(list: "big", from: 1, to: 2, format: .batch)))
         let cachedGzip = try #require(cached.gzip)
         // The response's gzip holds the cached diff's compressed bytes as they are (spliced, not recompressed).
         #expect(gzip.count > cachedGzip.count - 20)

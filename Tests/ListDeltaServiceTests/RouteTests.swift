@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaTestSupport
 import Testing
 import ZlibCodec
 @testable import ListDeltaService

@@ -3,6 +3,7 @@ import ListDeltaCore
 import ListDeltaFeeds
 import ListDeltaSources
 import Synchronization
+import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService
 
@@ -64,12 +65,3 @@ import Testing
     }
 }
 
-/// Polls `condition` for up to `seconds`.
-func eventually(_ seconds: Double = 3, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.01)
-    }
-    return condition()
-}

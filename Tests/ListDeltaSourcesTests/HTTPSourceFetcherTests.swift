@@ -3,65 +3,8 @@ import HTTPServer
 import ListDeltaSources
 import Logging
 import Synchronization
+import ListDeltaTestSupport
 import Testing
-
-/// A feed server on loopback (ListDelta's own HTTP server) that the fetcher under test talks to.
-final class FeedServer: Sendable {
-    let server: HTTPServer
-    /// What every request carried.
-    let log = RequestLog()
-    static let feed = Array(("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>T</title>" + String(repeating: "<item><title>x</title></item>", count: 200) + "</channel></rss>").utf8)
-
-    init() throws {
-        var router = Router()
-        let log = self.log
-        @Sendable func record(_ request: HTTPRequest) { log.record(request) }
-        router.add(.GET, "/feed") { request, responder in
-            record(request)
-            if request.headers["If-None-Match"] == "\"v1\"" {
-                responder.respond(HTTPResponse(status: 304, headers: ["ETag": "\"v1\""]))
-            } else {
-                responder.respond(HTTPResponse(status: 200, headers: ["ETag": "\"v1\"", "Content-Type": "application/rss+xml; charset=\"ISO-8859-1\""], body: .bytes(Self.feed)))
-            }
-        }
-        router.add(.GET, "/hop/{n}") { request, responder in
-            record(request)
-            let n = Int(request.pathParameters["n"] ?? "0") ?? 0
-            responder.respond(HTTPResponse(status: 302, headers: ["Location": n <= 0 ? "/feed" : "/hop/\(n - 1)"]))
-        }
-        router.add(.GET, "/to-metadata") { request, responder in
-            record(request)
-            responder.respond(HTTPResponse(status: 301, headers: ["Location": "http://169.254.169.254/latest/meta-data/"]))
-        }
-        router.add(.GET, "/to-file") { request, responder in
-            responder.respond(HTTPResponse(status: 307, headers: ["Location": "file:///etc/passwd"]))
-        }
-        router.add(.GET, "/busy") { request, responder in
-            responder.respond(HTTPResponse(status: 429, headers: ["Retry-After": "120"]))
-        }
-        router.add(.GET, "/broken") { request, responder in
-            responder.respond(HTTPResponse(status: 500, body: .bytes(Array("oops".utf8))))
-        }
-        router.add(.GET, "/huge") { request, responder in
-            responder.respond(HTTPResponse(status: 200, headers: ["Cache-Control": "no-transform"], body: .bytes(Array(repeating: UInt8(ascii: "a"), count: 300_000))))
-        }
-        router.add(.GET, "/slow") { request, responder in
-            Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 3)
-                responder.respond(HTTPResponse(status: 200, body: .bytes(Self.feed)))
-            }
-        }
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        configuration.gzipMinimumSize = 256
-        server = HTTPServer(configuration: configuration, router: router, logger: Logger(label: "feed-server"))
-        try server.start()
-    }
-
-    var base: String { "http://127.0.0.1:\(server.port)" }
-
-    deinit { server.shutdown() }
-}
 
 @Suite(.serialized) struct HTTPSourceFetcherTests {
     let feeds: FeedServer
@@ -154,23 +97,4 @@ struct FixedResolver: AddressResolving {
     let addresses: [String]
     init(_ addresses: [String]) { self.addresses = addresses }
     func resolve(_ host: String, timeoutSeconds: Double) throws(SourceFetchError) -> [IPAddress] { addresses.compactMap(IPAddress.init) }
-}
-
-/// The requests a feed server saw.
-final class RequestLog: Sendable {
-    struct Seen: Sendable {
-        let path: String
-        let ifNoneMatch: String?
-        let acceptEncoding: String?
-        let host: String?
-    }
-
-    let entries = Mutex<[Seen]>([])
-
-    func record(_ request: HTTPRequest) {
-        let seen = Seen(
-            path: request.path, ifNoneMatch: request.headers["If-None-Match"], acceptEncoding: request.headers["Accept-Encoding"],
-            host: request.headers["Host"])
-        entries.withLock { $0.append(seen) }
-    }
 }

@@ -1,3 +1,4 @@
+import ListDeltaTestSupport
 import Foundation
 import ListDeltaCore
 import Testing
@@ -40,12 +41,7 @@ final class FollowedList {
     /// Waits until `condition` holds (checked every 10 ms), at most `seconds`.
     @discardableResult
     func wait(seconds: Double = 20, until condition: (FollowedList) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition(self) {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await waitFor(seconds: seconds) { condition(self) }
     }
 
     /// Waits until the view shows `revision`.

@@ -1,3 +1,4 @@
+import ListDeltaTestSupport
 #if canImport(Glibc)
 import Foundation
 import Glibc
@@ -36,6 +37,9 @@ final class TCPRelay: @unchecked Sendable {
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Client connections relayed now.
+    var openConnections: Int { lock.withLock { open.count } }
 
     /// Cuts every connection open now.
     func dropAll() {

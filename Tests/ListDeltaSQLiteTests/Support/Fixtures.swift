@@ -1,3 +1,4 @@
+import ListDeltaSQLite
 import ListDeltaStorage
 
 /// Deterministic blob for a revision, so that tests can check what comes back.

@@ -1,4 +1,5 @@
 import Foundation
+import ListDeltaSQLite
 import ListDeltaStorage
 
 /// Runs `body` with a fresh, empty directory that is removed afterwards.

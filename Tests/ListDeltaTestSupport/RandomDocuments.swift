@@ -1,24 +1,24 @@
 @testable import ListDeltaCore
 
 /// Random documents and random edits of them, for replay tests.
-struct RandomDocuments {
-    var generator: SplitMix64
+public struct RandomDocuments {
+    public var generator: SplitMix64
     private var nextID = 0
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         generator = SplitMix64(seed: seed)
     }
 
-    mutating func freshID(_ prefix: String) -> String {
+    public mutating func freshID(_ prefix: String) -> String {
         nextID += 1
         return "\(prefix)\(nextID)"
     }
 
-    mutating func item() -> ListItem {
+    public mutating func item() -> ListItem {
         ListItem(id: freshID("i"), type: Bool.random(using: &generator) ? "Text" : nil, cell: nil, model: model())
     }
 
-    mutating func model() -> JSONValue {
+    public mutating func model() -> JSONValue {
         switch Int.random(in: 0..<4, using: &generator) {
         case 0: return .null
         case 1: return ["text": .string(freshID("t"))]
@@ -27,7 +27,7 @@ struct RandomDocuments {
         }
     }
 
-    mutating func document(id: String = "list", revision: Int = 1, sections: ClosedRange<Int> = 0...5, items: ClosedRange<Int> = 0...8) -> ListDocument {
+    public mutating func document(id: String = "list", revision: Int = 1, sections: ClosedRange<Int> = 0...5, items: ClosedRange<Int> = 0...8) -> ListDocument {
         let sectionCount = Int.random(in: sections, using: &generator)
         let built = (0..<sectionCount).map { _ in
             ListSection(
@@ -39,7 +39,7 @@ struct RandomDocuments {
     }
 
     /// A random edit of `document`: every kind of change a list sees, at random rates.
-    mutating func edit(_ document: ListDocument, intensity: Double = 0.3) -> ListDocument {
+    public mutating func edit(_ document: ListDocument, intensity: Double = 0.3) -> ListDocument {
         var result = document
         result.revision += 1
         let chance = { (rng: inout SplitMix64) in Double.random(in: 0..<1, using: &rng) < intensity }

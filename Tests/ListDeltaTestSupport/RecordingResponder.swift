@@ -3,7 +3,7 @@ import HTTPServer
 import Synchronization
 
 /// An in-memory responder: records the answer (or the stream's chunks) of one request handled without a socket.
-final class RecordingResponder: HTTPResponding {
+public final class RecordingResponder: HTTPResponding {
     private struct State {
         var response: HTTPResponse?
         var stream: RecordingStream?
@@ -15,7 +15,7 @@ final class RecordingResponder: HTTPResponding {
     private let answered = DispatchSemaphore(value: 0)
 
     @discardableResult
-    func respond(_ response: HTTPResponse) -> Bool {
+    public func respond(_ response: HTTPResponse) -> Bool {
         let taken = state.withLock { state in
             guard state.response == nil, state.stream == nil, !state.closed else { return false }
             state.response = response
@@ -25,7 +25,7 @@ final class RecordingResponder: HTTPResponding {
         return taken
     }
 
-    func startStream(status: Int, headers: HTTPHeaders) -> (any HTTPStreaming)? {
+    public func startStream(status: Int, headers: HTTPHeaders) -> (any HTTPStreaming)? {
         let stream: RecordingStream? = state.withLock { state in
             guard state.response == nil, state.stream == nil, !state.closed else { return nil }
             let stream = RecordingStream(status: status, headers: headers)
@@ -36,7 +36,7 @@ final class RecordingResponder: HTTPResponding {
         return stream
     }
 
-    func onClose(_ handler: @escaping @Sendable () -> Void) {
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
         let callNow = state.withLock { state in
             state.closeHandler = handler
             return state.closed
@@ -44,10 +44,10 @@ final class RecordingResponder: HTTPResponding {
         if callNow { disconnect() }
     }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// The client goes away: the close handler runs once, later answers are refused.
-    func disconnect() {
+    public func disconnect() {
         let handler = state.withLock { state -> (@Sendable () -> Void)? in
             state.closed = true
             defer { state.closeHandler = nil }
@@ -58,7 +58,7 @@ final class RecordingResponder: HTTPResponding {
     }
 
     /// The response, waiting up to `seconds` for it; `nil` if none came.
-    func response(within seconds: Double = 5) -> HTTPResponse? {
+    public func response(within seconds: Double = 5) -> HTTPResponse? {
         if let response = state.withLock({ $0.response }) { return response }
         guard answered.wait(timeout: .now() + seconds) == .success else { return nil }
         answered.signal()
@@ -66,7 +66,7 @@ final class RecordingResponder: HTTPResponding {
     }
 
     /// The stream, waiting up to `seconds` for it to start.
-    func stream(within seconds: Double = 5) -> RecordingStream? {
+    public func stream(within seconds: Double = 5) -> RecordingStream? {
         if let stream = state.withLock({ $0.stream }) { return stream }
         guard answered.wait(timeout: .now() + seconds) == .success else { return nil }
         answered.signal()
@@ -74,22 +74,22 @@ final class RecordingResponder: HTTPResponding {
     }
 
     /// The answer if one was given already, without waiting.
-    var immediateResponse: HTTPResponse? { state.withLock { $0.response } }
+    public var immediateResponse: HTTPResponse? { state.withLock { $0.response } }
 }
 
 /// The chunks of a recorded stream.
-final class RecordingStream: HTTPStreaming {
-    let status: Int
-    let headers: HTTPHeaders
+public final class RecordingStream: HTTPStreaming {
+    public let status: Int
+    public let headers: HTTPHeaders
     private let state = Mutex<(chunks: [[UInt8]], finished: Bool, closed: Bool)>(([], false, false))
 
-    init(status: Int, headers: HTTPHeaders) {
+    public init(status: Int, headers: HTTPHeaders) {
         self.status = status
         self.headers = headers
     }
 
     @discardableResult
-    func write(_ bytes: [UInt8]) -> Bool {
+    public func write(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
             guard !state.finished, !state.closed else { return false }
             state.chunks.append(bytes)
@@ -97,14 +97,14 @@ final class RecordingStream: HTTPStreaming {
         }
     }
 
-    func finish() { state.withLock { $0.finished = true } }
+    public func finish() { state.withLock { $0.finished = true } }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
-    func close() { state.withLock { $0.closed = true } }
+    public func close() { state.withLock { $0.closed = true } }
 
-    var isFinished: Bool { state.withLock { $0.finished } }
+    public var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Everything written so far, as text.
-    var text: String { String(decoding: state.withLock { $0.chunks }.joined(), as: UTF8.self) }
+    public var text: String { String(decoding: state.withLock { $0.chunks }.joined(), as: UTF8.self) }
 }

@@ -3,18 +3,19 @@ import Foundation
 import FoundationNetworking
 #endif
 import ListDeltaCore
+import ListDeltaServer
 import ListDeltaService
 import Logging
 
 /// The real ListDelta service on a loopback port, in this process: started, stopped and started again on the same
 /// port and data directory (a restart).
-final class LiveServer: @unchecked Sendable {
-    let directory: String
-    private(set) var port = 0
+public final class LiveServer: @unchecked Sendable {
+    public let directory: String
+    public private(set) var port = 0
     private var app: ListDeltaApp?
     private let configure: @Sendable (inout ServiceConfiguration) -> Void
 
-    init(_ configure: @escaping @Sendable (inout ServiceConfiguration) -> Void = { _ in }) throws {
+    public init(_ configure: @escaping @Sendable (inout ServiceConfiguration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "listdeltakit-\(UUID().uuidString)"
         self.configure = configure
         try start()
@@ -26,10 +27,10 @@ final class LiveServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Starts serving (on the port it had before, after a `stop()`).
-    func start() throws {
+    public func start() throws {
         var configuration = ServiceConfiguration()
         configuration.port = port
         configuration.dataDirectory = directory
@@ -45,7 +46,7 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// Stops serving: every connection closes.
-    func stop() {
+    public func stop() {
         app?.shutdown()
         app?.waitUntilStopped()
         app = nil
@@ -53,7 +54,7 @@ final class LiveServer: @unchecked Sendable {
 
     /// A whole-list write; returns the revision it made.
     @discardableResult
-    func put(_ list: String, _ body: JSONValue) async throws -> Int {
+    public func put(_ list: String, _ body: JSONValue) async throws -> Int {
         var request = URLRequest(url: baseURL.appendingPathComponent("v1/lists/\(list)"))
         request.httpMethod = "PUT"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -67,7 +68,7 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// The document of `list` at `revision` (the current one when `nil`), as the server serves it.
-    func document(_ list: String, revision: Int? = nil) async throws -> ListDocument {
+    public func document(_ list: String, revision: Int? = nil) async throws -> ListDocument {
         var url = baseURL.appendingPathComponent("v1/lists/\(list)").absoluteString
         if let revision { url += "?revision=\(revision)" }
         let (data, response) = try await URLSession.shared.data(from: URL(string: url)!)
@@ -78,7 +79,7 @@ final class LiveServer: @unchecked Sendable {
     }
 }
 
-struct LiveServerError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct LiveServerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,15 +1,17 @@
 import Foundation
 import HTTPServer
 import ListDeltaAccess
+import ListDeltaServer
+import ListDeltaService
 import Logging
-@testable import ListDeltaService
 
-/// A service on a temporary data directory, driven in-process: no socket, no HTTP server.
-final class TestService: Sendable {
-    let service: ListDeltaService
-    let directory: String
+/// The service on a temporary data directory (SQLite), driven in-process: no socket, no HTTP server. Requests are
+/// handed to its router and answered to a ``RecordingResponder``.
+public final class TestService: Sendable {
+    public let service: ListDeltaService
+    public let directory: String
 
-    init(keys: VerificationKeys = .none, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+    public init(keys: VerificationKeys = .none, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "listdelta-test-\(UUID().uuidString)"
         var configuration = ServiceConfiguration()
         configuration.dataDirectory = directory
@@ -18,7 +20,8 @@ final class TestService: Sendable {
         configure(&configuration)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        service = try ListDeltaService(configuration: configuration, logger: logger, registry: nil, keys: keys)
+        service = try ListDeltaService(
+            configuration: configuration, store: configuration.openStore(logger: logger), logger: logger, registry: nil, keys: keys)
     }
 
     deinit {
@@ -26,11 +29,9 @@ final class TestService: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    var context: ServiceContext { service.context }
-
     /// Hands one request to the routes; the returned responder records the answer.
     @discardableResult
-    func send(
+    public func send(
         _ method: HTTPMethod, _ target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
         coding: HTTPRequest.BodyCoding = .identity
     ) -> RecordingResponder {
@@ -40,7 +41,7 @@ final class TestService: Sendable {
     }
 
     /// Hands a GET to the routes from a thread of its own, at once: it races whatever the caller does next.
-    func sendFromAnotherThread(_ target: String) -> RecordingResponder {
+    public func sendFromAnotherThread(_ target: String) -> RecordingResponder {
         let responder = RecordingResponder()
         let request = Self.request(.GET, target)
         Thread.detachNewThread { [service] in service.router.dispatch(request, to: responder) }
@@ -65,7 +66,7 @@ final class TestService: Sendable {
     }
 
     /// Sends and waits for the answer.
-    func answer(
+    public func answer(
         _ method: HTTPMethod, _ target: String, headers: HTTPHeaders = HTTPHeaders(), json: String? = nil,
         within seconds: Double = 5
     ) -> HTTPResponse? {
@@ -78,7 +79,7 @@ final class TestService: Sendable {
 
     /// A PUT of an array list with these item ids; returns the new revision.
     @discardableResult
-    func put(_ id: String, items: [String], headers: HTTPHeaders = HTTPHeaders()) -> Int? {
+    public func put(_ id: String, items: [String], headers: HTTPHeaders = HTTPHeaders()) -> Int? {
         let body = #"{"kind":"array","title":"T","items":["# + items.map { #"{"id":"\#($0)","model":{"n":"\#($0)"}}"# }.joined(separator: ",") + "]}"
         guard let response = answer(.PUT, "/v1/lists/\(id)", headers: headers, json: body), response.status < 300 else { return nil }
         return (response.json?["revision"] as? NSNumber)?.intValue
@@ -87,7 +88,7 @@ final class TestService: Sendable {
 
 extension HTTPResponse {
     /// The plain body bytes (whichever coding the response carries).
-    var plainBody: [UInt8] {
+    public var plainBody: [UInt8] {
         switch body {
         case .empty: return []
         case .bytes(let bytes): return bytes
@@ -96,7 +97,7 @@ extension HTTPResponse {
     }
 
     /// The body as a JSON object, if it is one.
-    var json: [String: Any]? {
+    public var json: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(plainBody))) as? [String: Any]
     }
 }

@@ -1,6 +1,6 @@
 import ListDeltaStorage
 import Testing
-@testable import ListDeltaService
+@testable import ListDeltaEngine
 
 /// The cached heads of a store other instances write to: announcements make older heads stale, and a read that
 /// raced an announcement or a suspension caches nothing stale.

@@ -1,22 +1,22 @@
 import Glibc
 
 /// A parsed HTTP/1.1 response.
-struct TestResponse {
-    var status: Int
-    var headers: [String: String]  // lower-cased names; repeated fields joined with ", "
-    var body: [UInt8]
+public struct TestResponse {
+    public var status: Int
+    public var headers: [String: String]  // lower-cased names; repeated fields joined with ", "
+    public var body: [UInt8]
     /// Every field's lower-cased name, in order and repeated as often as it came.
-    var fieldNames: [String] = []
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public var fieldNames: [String] = []
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
 /// A small blocking POSIX-socket HTTP/1.1 client for live tests.
-final class TestClient {
-    let fd: Int32
+public final class TestClient {
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
-    init?(port: Int, timeoutSeconds: Int = 5) {
+    public init?(port: Int, timeoutSeconds: Int = 5) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -35,7 +35,7 @@ final class TestClient {
 
     /// Sends raw bytes; false on error.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -46,11 +46,11 @@ final class TestClient {
     }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// Sends a request with `Content-Length` when there is a body.
     @discardableResult
-    func sendRequest(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Bool {
+    public func sendRequest(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Bool {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
@@ -59,7 +59,7 @@ final class TestClient {
     }
 
     /// Sends a request and reads its response.
-    func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) -> TestResponse? {
+    public func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) -> TestResponse? {
         guard sendRequest(method, path, headers: headers, body: body) else { return nil }
         return readResponse(isHead: method == "HEAD")
     }
@@ -92,7 +92,7 @@ final class TestClient {
     }
 
     /// Reads the status line and headers.
-    func readHead() -> TestResponse? {
+    public func readHead() -> TestResponse? {
         guard let statusLine = readLine() else { return nil }
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
@@ -109,7 +109,7 @@ final class TestClient {
     }
 
     /// Reads one complete response (Content-Length or chunked body).
-    func readResponse(isHead: Bool = false) -> TestResponse? {
+    public func readResponse(isHead: Bool = false) -> TestResponse? {
         guard var response = readHead() else { return nil }
         if isHead || response.status == 204 || response.status == 304 { return response }
         if response.header("transfer-encoding") == "chunked" {
@@ -127,14 +127,14 @@ final class TestClient {
     }
 
     /// Reads one chunk of a chunked body; empty for the last chunk, `nil` on EOF/timeout.
-    func readChunk() -> [UInt8]? {
+    public func readChunk() -> [UInt8]? {
         guard let sizeLine = readLine(), let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else { return nil }
         guard let data = readBytes(size), readLine() != nil else { return nil }
         return data
     }
 
     /// Whether the peer has closed the connection (EOF or reset), without waiting.
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         if n == 0 { return true }
@@ -142,14 +142,14 @@ final class TestClient {
     }
 
     /// Whether bytes (or EOF) wait to be read, polling up to `milliseconds`.
-    func isReadable(milliseconds: Int32) -> Bool {
+    public func isReadable(milliseconds: Int32) -> Bool {
         if !buffer.isEmpty { return true }
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, milliseconds) > 0
     }
 
     /// Every byte up to the peer's close (a body delimited by the connection's end), or `nil` on a timeout.
-    func readToEnd() -> [UInt8]? {
+    public func readToEnd() -> [UInt8]? {
         while true {
             var chunk = [UInt8](repeating: 0, count: 4096)
             let n = recv(fd, &chunk, chunk.count, 0)
@@ -160,7 +160,7 @@ final class TestClient {
     }
 
     /// Whether the peer closed the connection (EOF) before `timeout` seconds.
-    func waitForEOF() -> Bool {
+    public func waitForEOF() -> Bool {
         while true {
             var byte: UInt8 = 0
             let n = recv(fd, &byte, 1, 0)
@@ -171,7 +171,7 @@ final class TestClient {
 }
 
 extension Substring {
-    func trimmingCharacters() -> String {
+    public func trimmingCharacters() -> String {
         var s = self
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }

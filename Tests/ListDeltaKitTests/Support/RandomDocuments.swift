@@ -1,1 +1,0 @@
-../../ListDeltaCoreTests/Support/RandomDocuments.swift
