@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        // Named for the modules the PostgreSQL store and the feed fetcher import from it (NIOCore, NIOHTTP1); the version
+        // is the one postgres-nio and async-http-client resolve.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Tiny text helpers the HTTP layer, the core, the feeds and the service share: the one JSON string escaper, space
@@ -64,12 +67,14 @@ let package = Package(
         ),
 
         // Revisions in PostgreSQL, shared by many instances, with LISTEN/NOTIFY wake-ups (the only target that
-        // imports PostgresNIO, and so SwiftNIO).
+        // imports PostgresNIO). One of the two targets that import SwiftNIO, for its clients only: HTTP is served by
+        // libevent.
         .target(
             name: "ListDeltaPostgres",
             dependencies: [
                 "ListDeltaStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -87,13 +92,15 @@ let package = Package(
         .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore", "WireText"], swiftSettings: swiftSettings),
 
         // Where a list's content comes from outside: fetching a URL (async-http-client, the only target that
-        // imports it) or a local file, the host policy that keeps fetches off the service's own network, backoff.
+        // imports it, and so the other of the two that import SwiftNIO) or a local file, the host policy that keeps
+        // fetches off the service's own network, backoff.
         .target(
             name: "ListDeltaSources",
             dependencies: [
-                "ListDeltaFeeds", "ListDeltaCore", "ZlibCodec", "WireText",
+                "ZlibCodec", "WireText",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -106,7 +113,7 @@ let package = Package(
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "ZlibCodec", "WireText",
+                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "WireText",
                 "ListDeltaFeeds", "ListDeltaSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -185,22 +192,25 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaSourcesTests",
-            dependencies: ["ListDeltaSources", "ListDeltaTestSupport", "HTTPServer", "ZlibCodec", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ListDeltaSources", "ListDeltaTestSupport", "HTTPServer", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
                 "HTTPServer", "ZlibCodec", "ListDeltaTestSupport",
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
-        .testTarget(name: "ListDeltaSQLiteTests", dependencies: ["ListDeltaSQLite", "ListDeltaStorage"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListDeltaSQLiteTests",
+            dependencies: ["ListDeltaSQLite", "ListDeltaStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
         // The PostgreSQL store against a real server (LISTDELTA_TEST_POSTGRES_URL, set by scripts/test.sh).
         .testTarget(
-            name: "ListDeltaPostgresTests", dependencies: ["ListDeltaPostgres", "ListDeltaSQLite", "ListDeltaStorage"],
+            name: "ListDeltaPostgresTests",
+            dependencies: ["ListDeltaPostgres", "ListDeltaSQLite", "ListDeltaStorage", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaAccessTests",
@@ -215,7 +225,7 @@ let package = Package(
             name: "ListDeltaServiceTests",
             dependencies: [
                 "ListDeltaService", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess", "ListDeltaFeeds",
-                "ListDeltaSources", "ListDeltaTestSupport", "HTTPServer",
+                "ListDeltaSources", "ListDeltaTestSupport", "ListDeltaCore", "HTTPServer", "ZlibCodec",
             ],
             swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
@@ -223,7 +233,6 @@ let package = Package(
             name: "ListDeltaKitTests",
             dependencies: [
                 "ListDeltaKit", "ListDeltaCore", "ListDeltaTestSupport",
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -3,9 +3,10 @@ import WireText
 /// Strong entity tags, one per coding (RFC 9110 §8.8.3): the one place that knows the server's rule that a gzip'd
 /// body's tag is its plain tag with `-gzip` inside the quotes (`"7"` → `"7-gzip"`).
 ///
-/// The server applies the rule itself when it sends a handler's body gzip'd (``fieldValue(of:gzipped:)``), so a
-/// handler states only its plain tag; handlers read conditional fields with ``conditions(in:)``, which maps
-/// either coding's tag back to the plain opaque value.
+/// The server applies the rule itself when it gzips a handler's body on the way out (``gzipVariant(of:)``), so a
+/// 200 states only its plain tag. A handler that answers 304 itself names the tag of the coding the client would
+/// have got, with ``fieldValue(of:gzipped:)``. Handlers read conditional fields with
+/// ``conditions(in:strong:)``, which maps either coding's tag back to the plain opaque value.
 public enum EntityTag {
     /// What an `If-Match` or `If-None-Match` field names.
     public enum Conditions: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Foundation
 import JWTKit
 
 /// Mints HS256 scoped tokens with the service's `jwtSecret`: for `listdelta token`, the benchmark and tests. An
-/// application's backend mints its own with any JWT library (the README shows how).
+/// application's backend mints its own with any JWT library (docs/access.md, Minting tokens, shows how).
 public struct TokenMinter: Sendable {
     private let collection: JWTKeyCollection
 

@@ -109,7 +109,7 @@ public final class TokenVerifier: Sendable {
     }
 
     /// Three parts separated by dots: judged as a JWT (401 when it is not a good one); anything else that is not a
-    /// static token is a wrong token (403), as API.md's Errors section has it.
+    /// static token is a wrong token (403), as docs/api.md's Errors section has it.
     static func looksLikeJWT(_ token: String) -> Bool {
         token.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) } == 2
     }

@@ -12,7 +12,7 @@ extension PostgresStore: SourceStore {
 
     private static func decodeSource(_ row: PostgresRow) throws -> StoredSource {
         let (list, settings, state, generation, next, failing) = try row.decode((String, String, String, Int, Int64, Bool).self)
-        return StoredSource(list: list, settings: settings, state: state, generation: generation, nextFetchAtMs: next, isFailing: failing)
+        return StoredSource(list: list, settings: settings, state: state, generation: generation, nextFetchAtMilliseconds: next, isFailing: failing)
     }
 
     public func source(_ list: String) throws(StoreError) -> StoredSource? {
@@ -27,7 +27,7 @@ extension PostgresStore: SourceStore {
     }
 
     public func attachSource(
-        list: String, settings: String, state: String, owner: String, nowMs: Int64, leaseMs: Int64, maximumSources: Int
+        list: String, settings: String, state: String, owner: String, nowMilliseconds: Int64, leaseMilliseconds: Int64, maximumSources: Int
     ) throws(StoreError) -> (created: Bool, source: StoredSource) {
         try call { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
@@ -52,14 +52,14 @@ extension PostgresStore: SourceStore {
                 try await connection.query(
                     """
                     INSERT INTO list_source (list_id, settings, state, generation, next_fetch_at_ms, is_failing, lease_owner, lease_until_ms)
-                    VALUES (\(list), \(settings), \(state), \(next), \(nowMs), false, \(owner), \(unescaped: Self.databaseNow) + \(leaseMs))
+                    VALUES (\(list), \(settings), \(state), \(next), \(nowMilliseconds), false, \(owner), \(unescaped: Self.databaseNow) + \(leaseMilliseconds))
                     ON CONFLICT (list_id) DO UPDATE SET settings = excluded.settings, state = excluded.state,
                         generation = excluded.generation, next_fetch_at_ms = excluded.next_fetch_at_ms, is_failing = false,
                         lease_owner = excluded.lease_owner, lease_until_ms = excluded.lease_until_ms
                     """, logger: logger)
                 return (
                     generation == nil,
-                    StoredSource(list: list, settings: settings, state: state, generation: next, nextFetchAtMs: nowMs, isFailing: false)
+                    StoredSource(list: list, settings: settings, state: state, generation: next, nextFetchAtMilliseconds: nowMilliseconds, isFailing: false)
                 )
             }
         }
@@ -77,16 +77,16 @@ extension PostgresStore: SourceStore {
         }
     }
 
-    public func claimDueSources(owner: String, nowMs: Int64, leaseMs: Int64, limit: Int) throws(StoreError) -> [StoredSource] {
+    public func claimDueSources(owner: String, nowMilliseconds: Int64, leaseMilliseconds: Int64, limit: Int) throws(StoreError) -> [StoredSource] {
         guard limit > 0 else { return [] }
         return try call { [client, logger] in
             var claimed: [StoredSource] = []
             for try await row in try await client.query(
                 """
-                UPDATE list_source SET lease_owner = \(owner), lease_until_ms = \(unescaped: Self.databaseNow) + \(leaseMs)
+                UPDATE list_source SET lease_owner = \(owner), lease_until_ms = \(unescaped: Self.databaseNow) + \(leaseMilliseconds)
                 WHERE list_id IN (
                     SELECT list_id FROM list_source
-                    WHERE next_fetch_at_ms <= \(nowMs)
+                    WHERE next_fetch_at_ms <= \(nowMilliseconds)
                     AND (lease_owner IS NULL OR lease_until_ms < \(unescaped: Self.databaseNow))
                     ORDER BY next_fetch_at_ms LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED)
@@ -95,17 +95,17 @@ extension PostgresStore: SourceStore {
             {
                 claimed.append(try Self.decodeSource(row))
             }
-            return claimed.sorted { $0.nextFetchAtMs < $1.nextFetchAtMs }
+            return claimed.sorted { $0.nextFetchAtMilliseconds < $1.nextFetchAtMilliseconds }
         }
     }
 
     public func finishSourceFetch(
-        list: String, generation: Int, owner: String, state: String, isFailing: Bool, nextFetchAtMs: Int64
+        list: String, generation: Int, owner: String, state: String, isFailing: Bool, nextFetchAtMilliseconds: Int64
     ) throws(StoreError) -> Bool {
         try call { [client, logger] in
             for try await _ in try await client.query(
                 """
-                UPDATE list_source SET state = \(state), is_failing = \(isFailing), next_fetch_at_ms = \(nextFetchAtMs),
+                UPDATE list_source SET state = \(state), is_failing = \(isFailing), next_fetch_at_ms = \(nextFetchAtMilliseconds),
                     lease_owner = NULL, lease_until_ms = NULL
                 WHERE list_id = \(list) AND generation = \(generation) AND lease_owner = \(owner)
                 RETURNING list_id

@@ -8,7 +8,7 @@ extension SQLiteStore: SourceStore {
 
     private static func decodeSource(_ row: Row) -> StoredSource {
         StoredSource(
-            list: row[0], settings: row[1], state: row[2], generation: row[3], nextFetchAtMs: row[4], isFailing: row[5])
+            list: row[0], settings: row[1], state: row[2], generation: row[3], nextFetchAtMilliseconds: row[4], isFailing: row[5])
     }
 
     public func source(_ list: String) throws(StoreError) -> StoredSource? {
@@ -21,7 +21,7 @@ extension SQLiteStore: SourceStore {
     }
 
     public func attachSource(
-        list: String, settings: String, state: String, owner: String, nowMs: Int64, leaseMs: Int64, maximumSources: Int
+        list: String, settings: String, state: String, owner: String, nowMilliseconds: Int64, leaseMilliseconds: Int64, maximumSources: Int
     ) throws(StoreError) -> (created: Bool, source: StoredSource) {
         try StoreError.catching {
             try pool.write { db in
@@ -33,7 +33,7 @@ extension SQLiteStore: SourceStore {
                     }
                 }
                 let source = StoredSource(
-                    list: list, settings: settings, state: state, generation: (generation ?? 0) + 1, nextFetchAtMs: nowMs,
+                    list: list, settings: settings, state: state, generation: (generation ?? 0) + 1, nextFetchAtMilliseconds: nowMilliseconds,
                     isFailing: false)
                 try db.execute(
                     sql: """
@@ -43,7 +43,7 @@ extension SQLiteStore: SourceStore {
                             generation = excluded.generation, next_fetch_at_ms = excluded.next_fetch_at_ms, is_failing = 0,
                             lease_owner = excluded.lease_owner, lease_until_ms = excluded.lease_until_ms
                         """,
-                    arguments: [list, settings, state, source.generation, nowMs, owner, nowMs + leaseMs])
+                    arguments: [list, settings, state, source.generation, nowMilliseconds, owner, nowMilliseconds + leaseMilliseconds])
                 return (generation == nil, source)
             }
         }
@@ -58,14 +58,14 @@ extension SQLiteStore: SourceStore {
         }
     }
 
-    public func claimDueSources(owner: String, nowMs: Int64, leaseMs: Int64, limit: Int) throws(StoreError) -> [StoredSource] {
+    public func claimDueSources(owner: String, nowMilliseconds: Int64, leaseMilliseconds: Int64, limit: Int) throws(StoreError) -> [StoredSource] {
         guard limit > 0 else { return [] }
         // Asked every scheduler tick: a read answers the usual "nothing due" without taking the single writer's lock.
         let anyDue = try StoreError.catching {
             try pool.read { db in
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM list_source WHERE next_fetch_at_ms <= ? AND (lease_owner IS NULL OR lease_until_ms < ?) LIMIT 1",
-                    arguments: [nowMs, nowMs]) ?? false
+                    arguments: [nowMilliseconds, nowMilliseconds]) ?? false
             }
         }
         guard anyDue else { return [] }
@@ -78,12 +78,12 @@ extension SQLiteStore: SourceStore {
                         WHERE next_fetch_at_ms <= ? AND (lease_owner IS NULL OR lease_until_ms < ?)
                         ORDER BY next_fetch_at_ms LIMIT ?
                         """,
-                    arguments: [nowMs, nowMs, limit]
+                    arguments: [nowMilliseconds, nowMilliseconds, limit]
                 ).map(Self.decodeSource)
                 for source in due {
                     try db.execute(
                         sql: "UPDATE list_source SET lease_owner = ?, lease_until_ms = ? WHERE list_id = ?",
-                        arguments: [owner, nowMs + leaseMs, source.list])
+                        arguments: [owner, nowMilliseconds + leaseMilliseconds, source.list])
                 }
                 return due
             }
@@ -91,7 +91,7 @@ extension SQLiteStore: SourceStore {
     }
 
     public func finishSourceFetch(
-        list: String, generation: Int, owner: String, state: String, isFailing: Bool, nextFetchAtMs: Int64
+        list: String, generation: Int, owner: String, state: String, isFailing: Bool, nextFetchAtMilliseconds: Int64
     ) throws(StoreError) -> Bool {
         try StoreError.catching {
             try pool.write { db in
@@ -100,7 +100,7 @@ extension SQLiteStore: SourceStore {
                         UPDATE list_source SET state = ?, is_failing = ?, next_fetch_at_ms = ?, lease_owner = NULL, lease_until_ms = NULL
                         WHERE list_id = ? AND generation = ? AND lease_owner = ?
                         """,
-                    arguments: [state, isFailing, nextFetchAtMs, list, generation, owner])
+                    arguments: [state, isFailing, nextFetchAtMilliseconds, list, generation, owner])
                 return db.changesCount > 0
             }
         }

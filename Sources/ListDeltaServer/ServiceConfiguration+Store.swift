@@ -66,7 +66,7 @@ extension ServiceConfiguration {
     ///   database to copy, or the copy cannot be written.
     public func backupStore(to destination: String) throws(ConfigurationError) -> (path: String, bytes: Int) {
         guard !usesPostgres else {
-            throw ConfigurationError("backup copies the embedded SQLite store; back up PostgreSQL with pg_dump (see the README)")
+            throw ConfigurationError("backup copies the embedded SQLite store; back up PostgreSQL with pg_dump (see docs/deployment.md, Backups)")
         }
         var isDirectory: ObjCBool = false
         let path =

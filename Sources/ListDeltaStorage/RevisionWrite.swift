@@ -1,4 +1,4 @@
-/// One revision to append with ``SQLiteStore/append(_:)``.
+/// One revision to append with ``RevisionStore/append(_:)``.
 public struct RevisionWrite: Sendable {
     /// The list identifier. Must not be empty.
     public var listID: String

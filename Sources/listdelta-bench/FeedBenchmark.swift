@@ -108,9 +108,9 @@ struct FeedBenchmark: ParsableCommand {
                 puts.append(put)
             }
         }
-        let cycleMs = median(cycles)
-        let putMs = median(puts)
-        print("feed_cycle entries=\(cycleEntries) item_changes=\(lastChanges) cycle_ms=\(format(cycleMs)) put_ms=\(format(putMs)) cycle_over_put=\(format(cycleMs / putMs))")
+        let cycleMilliseconds = median(cycles)
+        let putMilliseconds = median(puts)
+        print("feed_cycle entries=\(cycleEntries) item_changes=\(lastChanges) cycle_ms=\(format(cycleMilliseconds)) put_ms=\(format(putMilliseconds)) cycle_over_put=\(format(cycleMilliseconds / putMilliseconds))")
     }
 }
 

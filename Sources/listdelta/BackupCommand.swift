@@ -10,7 +10,7 @@ struct Backup: ParsableCommand {
             The data directory comes from the configuration file, the environment and --data, as for serve. The \
             copy holds every revision acknowledged before the backup began. To serve it, put it in an empty \
             directory as listdelta.sqlite (or name that directory as --to) and run serve --data there. PostgreSQL \
-            is backed up with pg_dump instead (see the README).
+            is backed up with pg_dump instead (see docs/deployment.md, Backups).
             """
     )
 

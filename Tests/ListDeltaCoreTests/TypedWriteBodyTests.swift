@@ -122,7 +122,7 @@ import Testing
     }
 }
 
-/// Random write bodies in every form API.md allows, some broken on purpose.
+/// Random write bodies in every form docs/api.md allows, some broken on purpose.
 struct RandomWriteBodies {
     private var random: RandomDocuments
 

@@ -11,26 +11,26 @@ enum SourceStoreContract {
     static func attachClaimFinishDetach(_ store: any SourceStore, now: Int64) throws {
         let list = uniqueID("src")
         let attached = try store.attachSource(
-            list: list, settings: "{\"url\":\"u\"}", state: "{}", owner: "a", nowMs: now, leaseMs: 60_000, maximumSources: 1_000_000)
+            list: list, settings: "{\"url\":\"u\"}", state: "{}", owner: "a", nowMilliseconds: now, leaseMilliseconds: 60_000, maximumSources: 1_000_000)
         #expect(attached.created)
         #expect(attached.source.generation == 1)
         // Leased to the attacher: no one else may claim it, though it is due.
-        #expect(try store.claimDueSources(owner: "b", nowMs: now + 1, leaseMs: 60_000, limit: 100).allSatisfy { $0.list != list })
-        #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "b", state: "{\"x\":1}", isFailing: false, nextFetchAtMs: now) == false)
-        #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "a", state: "{\"x\":1}", isFailing: true, nextFetchAtMs: now + 10))
+        #expect(try store.claimDueSources(owner: "b", nowMilliseconds: now + 1, leaseMilliseconds: 60_000, limit: 100).allSatisfy { $0.list != list })
+        #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "b", state: "{\"x\":1}", isFailing: false, nextFetchAtMilliseconds: now) == false)
+        #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "a", state: "{\"x\":1}", isFailing: true, nextFetchAtMilliseconds: now + 10))
         #expect(try store.source(list)?.state == "{\"x\":1}")
         #expect(try store.source(list)?.isFailing == true)
         // Not due yet, then due: claimed once.
-        #expect(try store.claimDueSources(owner: "b", nowMs: now + 5, leaseMs: 60_000, limit: 100_000).allSatisfy { $0.list != list })
-        let claimed = try store.claimDueSources(owner: "b", nowMs: now + 10, leaseMs: 60_000, limit: 100_000).filter { $0.list == list }
+        #expect(try store.claimDueSources(owner: "b", nowMilliseconds: now + 5, leaseMilliseconds: 60_000, limit: 100_000).allSatisfy { $0.list != list })
+        let claimed = try store.claimDueSources(owner: "b", nowMilliseconds: now + 10, leaseMilliseconds: 60_000, limit: 100_000).filter { $0.list == list }
         #expect(claimed.count == 1)
-        #expect(try store.claimDueSources(owner: "c", nowMs: now + 11, leaseMs: 60_000, limit: 100_000).allSatisfy { $0.list != list })
+        #expect(try store.claimDueSources(owner: "c", nowMilliseconds: now + 11, leaseMilliseconds: 60_000, limit: 100_000).allSatisfy { $0.list != list })
         // A change of settings raises the generation: the older fetch records nothing.
         let changed = try store.attachSource(
-            list: list, settings: "{\"url\":\"v\"}", state: "{}", owner: "c", nowMs: now + 12, leaseMs: 60_000, maximumSources: 1_000_000)
+            list: list, settings: "{\"url\":\"v\"}", state: "{}", owner: "c", nowMilliseconds: now + 12, leaseMilliseconds: 60_000, maximumSources: 1_000_000)
         #expect(!changed.created)
         #expect(changed.source.generation == 2)
-        #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "b", state: "{}", isFailing: false, nextFetchAtMs: now) == false)
+        #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "b", state: "{}", isFailing: false, nextFetchAtMilliseconds: now) == false)
         #expect(try store.detachSource(list))
         #expect(try store.detachSource(list) == false)
         #expect(try store.source(list) == nil)
@@ -39,12 +39,12 @@ enum SourceStoreContract {
     static func theNumberOfSourcesIsBounded(_ store: any SourceStore, now: Int64) throws {
         let attached = try store.sourceCounts().attached
         let first = uniqueID("bound")
-        _ = try store.attachSource(list: first, settings: "{}", state: "{}", owner: "a", nowMs: now, leaseMs: 1, maximumSources: attached + 1)
+        _ = try store.attachSource(list: first, settings: "{}", state: "{}", owner: "a", nowMilliseconds: now, leaseMilliseconds: 1, maximumSources: attached + 1)
         #expect(throws: StoreError.self) {
-            try store.attachSource(list: uniqueID("bound"), settings: "{}", state: "{}", owner: "a", nowMs: now, leaseMs: 1, maximumSources: attached + 1)
+            try store.attachSource(list: uniqueID("bound"), settings: "{}", state: "{}", owner: "a", nowMilliseconds: now, leaseMilliseconds: 1, maximumSources: attached + 1)
         }
         // Changing one that is attached is no new source.
-        _ = try store.attachSource(list: first, settings: "{\"v\":2}", state: "{}", owner: "a", nowMs: now, leaseMs: 1, maximumSources: attached + 1)
+        _ = try store.attachSource(list: first, settings: "{\"v\":2}", state: "{}", owner: "a", nowMilliseconds: now, leaseMilliseconds: 1, maximumSources: attached + 1)
         _ = try store.detachSource(first)
     }
 }
@@ -65,7 +65,7 @@ enum SourceStoreContract {
     @Test func sourcesSurviveReopening() throws {
         let directory = NSTemporaryDirectory() + "sources-\(UUID().uuidString)"
         _ = try SQLiteStore(configuration: SQLiteStoreConfiguration(directory: directory)).attachSource(
-            list: "kept", settings: "{\"url\":\"u\"}", state: "{}", owner: "a", nowMs: 5, leaseMs: 1, maximumSources: 10)
+            list: "kept", settings: "{\"url\":\"u\"}", state: "{}", owner: "a", nowMilliseconds: 5, leaseMilliseconds: 1, maximumSources: 10)
         let reopened = try SQLiteStore(configuration: SQLiteStoreConfiguration(directory: directory))
         #expect(try reopened.source("kept")?.settings == "{\"url\":\"u\"}")
         #expect(try reopened.sourceCounts() == SourceCounts(attached: 1, failing: 0))
@@ -97,8 +97,8 @@ struct PostgresSourceLeaseTests {
         let lists = (0..<60).map { "\(prefix)-\($0)" }
         try await onOwnThread {
             for list in lists {
-                _ = try instances[0].attachSource(list: list, settings: "{}", state: "{}", owner: "setup", nowMs: now, leaseMs: 60_000, maximumSources: 1_000_000)
-                #expect(try instances[0].finishSourceFetch(list: list, generation: 1, owner: "setup", state: "{}", isFailing: false, nextFetchAtMs: now - 1))
+                _ = try instances[0].attachSource(list: list, settings: "{}", state: "{}", owner: "setup", nowMilliseconds: now, leaseMilliseconds: 60_000, maximumSources: 1_000_000)
+                #expect(try instances[0].finishSourceFetch(list: list, generation: 1, owner: "setup", state: "{}", isFailing: false, nextFetchAtMilliseconds: now - 1))
             }
         }
         let claims = ClaimLog()
@@ -109,7 +109,7 @@ struct PostgresSourceLeaseTests {
                 group.addTask {
                     try await onOwnThread {
                         for _ in 0..<20 {
-                            for source in try store.claimDueSources(owner: owner, nowMs: now, leaseMs: 60_000, limit: 4) where source.list.hasPrefix(prefix) {
+                            for source in try store.claimDueSources(owner: owner, nowMilliseconds: now, leaseMilliseconds: 60_000, limit: 4) where source.list.hasPrefix(prefix) {
                                 claims.add(source.list, owner)
                             }
                         }
@@ -131,11 +131,11 @@ struct PostgresSourceLeaseTests {
         let list = uniqueID("lapse")
         let now = Int64(Date().timeIntervalSince1970 * 1_000)
         try await onOwnThread {
-            _ = try store.attachSource(list: list, settings: "{}", state: "{}", owner: "dead", nowMs: now - 5_000, leaseMs: 300, maximumSources: 1_000_000)
-            #expect(try store.claimDueSources(owner: "alive", nowMs: now, leaseMs: 60_000, limit: 1_000).allSatisfy { $0.list != list })
+            _ = try store.attachSource(list: list, settings: "{}", state: "{}", owner: "dead", nowMilliseconds: now - 5_000, leaseMilliseconds: 300, maximumSources: 1_000_000)
+            #expect(try store.claimDueSources(owner: "alive", nowMilliseconds: now, leaseMilliseconds: 60_000, limit: 1_000).allSatisfy { $0.list != list })
             Thread.sleep(forTimeInterval: 0.5)
-            #expect(try store.claimDueSources(owner: "alive", nowMs: now, leaseMs: 60_000, limit: 1_000).contains { $0.list == list })
-            #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "dead", state: "{}", isFailing: false, nextFetchAtMs: now) == false)
+            #expect(try store.claimDueSources(owner: "alive", nowMilliseconds: now, leaseMilliseconds: 60_000, limit: 1_000).contains { $0.list == list })
+            #expect(try store.finishSourceFetch(list: list, generation: 1, owner: "dead", state: "{}", isFailing: false, nextFetchAtMilliseconds: now) == false)
             _ = try store.detachSource(list)
         }
     }

@@ -5,7 +5,7 @@ import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService
 
-/// API.md's Access section through the routes: private reads, scoped writes, expiry of held requests.
+/// docs/api.md's Access section through the routes: private reads, scoped writes, expiry of held requests.
 @Suite struct AccessTests {
     static let secret = "service-test-secret-0123456789-abcdefgh"
 

@@ -10,13 +10,15 @@ import Logging
 /// The real ListDelta service on a loopback port, in this process: started, stopped and started again on the same
 /// port and data directory (a restart).
 public final class LiveServer: @unchecked Sendable {
-    public let directory: String
+    /// Holds the data directory (``directory``) for as long as this lives.
+    private let temporary: TemporaryDirectory
+    public var directory: String { temporary.path }
     public private(set) var port = 0
     private var app: ListDeltaApp?
     private let configure: @Sendable (inout ServiceConfiguration) -> Void
 
     public init(_ configure: @escaping @Sendable (inout ServiceConfiguration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "listdeltakit-\(UUID().uuidString)"
+        temporary = try TemporaryDirectory(prefix: "listdeltakit")
         self.configure = configure
         try start()
     }
@@ -24,7 +26,6 @@ public final class LiveServer: @unchecked Sendable {
     deinit {
         app?.shutdown()
         app?.waitUntilStopped()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }

@@ -9,10 +9,12 @@ import Logging
 /// handed to its router and answered to a ``RecordingResponder``.
 public final class TestService: Sendable {
     public let service: ListDeltaService
-    public let directory: String
+    /// Holds the data directory (``directory``) for as long as this lives.
+    private let temporary: TemporaryDirectory
+    public var directory: String { temporary.path }
 
     public init(keys: VerificationKeys = .none, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "listdelta-test-\(UUID().uuidString)"
+        temporary = try TemporaryDirectory(prefix: "listdelta-test")
         var configuration = ServiceConfiguration()
         configuration.dataDirectory = directory
         configuration.durableSync = false
@@ -26,7 +28,6 @@ public final class TestService: Sendable {
 
     deinit {
         service.shutdown()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Hands one request to the routes; the returned responder records the answer.

@@ -1,5 +1,5 @@
 extension ListDiff {
-    /// The batch diff as API.md serves it.
+    /// The batch diff as docs/api.md serves it.
     /// - Complexity: O(*k*) in the size of the operations and counts.
     public var jsonValue: JSONValue {
         var sectionsObject = JSONObject()
@@ -52,7 +52,7 @@ extension ListDiff {
         return .object(object)
     }
 
-    /// Reads a batch diff in API.md's JSON form (as a client or the store does).
+    /// Reads a batch diff in docs/api.md's JSON form (as a client or the store does).
     /// - Throws: `DiffApplicationError` naming the first member that does not fit the format.
     /// - Complexity: O(*k*) in the size of the diff.
     public init(json: JSONValue) throws(DiffApplicationError) {

@@ -92,7 +92,7 @@ public struct ItemChanges: Sendable, Equatable {
     public init() {}
 }
 
-/// The batch diff of API.md: the updates a `UICollectionView` needs in one `performBatchUpdates`, followed by
+/// The batch diff of docs/api.md: the updates a `UICollectionView` needs in one `performBatchUpdates`, followed by
 /// a reconfigure of updated items.
 ///
 /// Deleted indexes and move sources count in the old document; inserted indexes, move targets and updates in

@@ -4,7 +4,7 @@ enum LongestIncreasingSubsequence {
     ///
     /// Of the longest subsequences it picks the one that ends earliest (then, backwards, the one each member's
     /// predecessor was the best at its time), so when an element must move, the later one moves: the choice of
-    /// API.md's worked example.
+    /// docs/api.md's example (The batch diff, "When two moves would do").
     /// - Returns: for each position of `values`, `true` when the element is in the subsequence.
     /// - Complexity: O(*n* log *n*) time and O(*n*) memory for *n* values; O(*n*) when `values` is already sorted.
     static func members(of values: [Int32]) -> [Bool] {

@@ -1,7 +1,7 @@
 /// A JSON value as ListDelta reads, stores and writes it.
 ///
 /// Objects keep their keys in the order they were read (so documents round-trip as written) but compare
-/// without regard to key order, as API.md requires. Numbers keep their literal text, so large integers and
+/// without regard to key order, as docs/api.md requires. Numbers keep their literal text, so large integers and
 /// exact decimals survive a round trip; two numbers are equal when their literals or their values are equal.
 public enum JSONValue: Sendable {
     case null

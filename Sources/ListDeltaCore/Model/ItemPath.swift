@@ -1,7 +1,7 @@
 /// The position of an item: its section's index and its index in that section.
 ///
 /// ListDelta's own type rather than Foundation's `IndexPath`, so the core needs no Foundation; it serialises as
-/// the two-element array `[section, item]` of API.md.
+/// the two-element array `[section, item]` of docs/api.md.
 public struct ItemPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The section's index.
     public var section: Int

@@ -6,7 +6,7 @@ public enum ListKind: String, Sendable, Equatable, CaseIterable {
     case sections
 }
 
-/// One revision of a list: the document of API.md.
+/// One revision of a list: the document of docs/api.md.
 public struct ListDocument: Sendable, Equatable {
     /// The list id, `[A-Za-z0-9._-]{1,128}`.
     public var id: String
@@ -69,7 +69,7 @@ public struct ListDocument: Sendable, Equatable {
         id == other.id && kind == other.kind && cells == other.cells && sections == other.sections
     }
 
-    /// The document as API.md serves it: `{"id","kind","revision","cells"?,"sections"}`.
+    /// The document as docs/api.md serves it: `{"id","kind","revision","cells"?,"sections"}`.
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object.appendUnchecked("id", .string(id))

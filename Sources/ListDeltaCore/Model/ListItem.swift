@@ -64,7 +64,7 @@ public struct ListItem: Sendable, Equatable {
         lhs.isSameStorage(as: rhs) || (lhs.id == rhs.id && !lhs.hasDifferentContent(from: rhs))
     }
 
-    /// The item as API.md serves it: `{"id", "type"?, "cell", "model"}` (`type` only when set).
+    /// The item as docs/api.md serves it: `{"id", "type"?, "cell", "model"}` (`type` only when set).
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object.appendUnchecked("id", .string(id))

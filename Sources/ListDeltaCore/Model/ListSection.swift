@@ -48,7 +48,7 @@ public struct ListSection: Sendable, Equatable {
     /// The section's identity.
     public var id: String { header.id }
 
-    /// The section as API.md serves it: `{"id","title","indexTitle","items"}`.
+    /// The section as docs/api.md serves it: `{"id","title","indexTitle","items"}`.
     public var jsonValue: JSONValue {
         var object = header.jsonObject
         object.appendUnchecked("items", .array(items.map(\.jsonValue)))

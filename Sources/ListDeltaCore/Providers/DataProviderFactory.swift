@@ -1,4 +1,4 @@
-/// Turns a write (the short array form, the long form, or the sections form of API.md) into a validated
+/// Turns a write (the short array form, the long form, or the sections form of docs/api.md) into a validated
 /// document through the provider that fits it.
 public struct DataProviderFactory: Sendable {
     /// The bounds every write is checked against.
@@ -11,7 +11,7 @@ public struct DataProviderFactory: Sendable {
 
     /// The provider that fits `body`, plus the cell registry it names.
     ///
-    /// Checks every rule of API.md: ids of 1 to 256 UTF-8 bytes, item ids unique across the list, section ids
+    /// Checks every rule of docs/api.md: ids of 1 to 256 UTF-8 bytes, item ids unique across the list, section ids
     /// unique, the body's `id` equal to `listID`, cells resolved from the registry, limits on sections, items and
     /// depth. A `revision` member is ignored.
     /// - Throws: `DocumentError` with a JSON Pointer into `body`.

@@ -1,4 +1,4 @@
-/// A write that is well-formed JSON but breaks a rule of the document (API.md's 422).
+/// A write that is well-formed JSON but breaks a rule of the document (docs/api.md, Errors: 422).
 public struct DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The rule that was broken.
     public enum Code: String, Sendable, Equatable {

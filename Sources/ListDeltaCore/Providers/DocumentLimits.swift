@@ -6,7 +6,7 @@ public struct DocumentLimits: Sendable, Equatable {
     public var maximumItems: Int = 250_000
     /// The deepest nesting of a whole document, models included. The default is 64.
     public var maximumDepth: Int = 64
-    /// The most UTF-8 bytes in an item or section id. The default is 256 (API.md's rule).
+    /// The most UTF-8 bytes in an item or section id. The default is 256 (docs/api.md, The document).
     public var maximumIDBytes: Int = 256
 
     /// The defaults.

@@ -30,7 +30,7 @@ public struct DiffReplayer: Sendable {
         sections = document.sections.map { ChunkedSection(header: $0.header, items: ChunkedItems($0.items)) }
     }
 
-    /// Applies `diff` by the normative procedure of API.md, after checking its `counts.from`.
+    /// Applies `diff` by the procedure of docs/api.md (Applying a batch diff), after checking its `counts.from`.
     ///
     /// The sections change in place (keeping a copy to roll back to would copy every chunk the diff touches).
     /// - Throws: `DiffApplicationError` when the diff does not fit. A batch that does not fit changes nothing,

@@ -48,7 +48,7 @@ extension ListDiff {
         if !items.updated.isEmpty { try target.reconfigureItems(items.updated) }
     }
 
-    /// The document this diff leads to from `document`, by the normative procedure of API.md.
+    /// The document this diff leads to from `document`, by the procedure of docs/api.md (Applying a batch diff).
     ///
     /// `kind` and `cells` are not part of a batch diff; they are kept from `document`.
     /// - Throws: `DiffApplicationError` when the diff does not fit the document (its `counts` or indexes).

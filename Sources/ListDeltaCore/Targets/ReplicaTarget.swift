@@ -1,4 +1,4 @@
-/// An in-memory copy of a list that performs batches exactly as API.md's normative procedure says.
+/// An in-memory copy of a list that performs batches exactly as docs/api.md says (Applying a batch diff).
 ///
 /// Tests replay diffs through it (`apply(diff(a, b), a) == b`), and a Swift client can keep its own replica
 /// beside a view. Every index is checked: a batch that does not fit throws and leaves the document unchanged.

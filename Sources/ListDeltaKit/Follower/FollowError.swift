@@ -6,7 +6,7 @@ public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(TransportError)
     /// An answer with an unexpected status; `detail` is the problem's `detail` when the body is one.
     case status(Int, detail: String)
-    /// An answer whose body is not what API.md says it is.
+    /// An answer whose body is not what docs/api.md says it is.
     case unreadable(String)
     /// The event stream ended or broke; it is reopened from the revision held.
     case streamEnded(String)

@@ -3,7 +3,7 @@ import HTTPServer
 import ListDeltaAccess
 import WireText
 
-/// Who may read and write which list (API.md, Access): reads the request's credential, has it verified, and checks
+/// Who may read and write which list (docs/api.md, Access): reads the request's credential, has it verified, and checks
 /// it covers what the request asks. Runs on the event loop: a verified token is a cache lookup.
 struct AccessControl: Sendable {
     let verifier: TokenVerifier

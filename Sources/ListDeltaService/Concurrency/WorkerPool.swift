@@ -11,9 +11,10 @@ import Synchronization
 /// admitted (a parked poll woken by a write, an event stream's next event, an async task resuming) uses
 /// ``execute(_:)``, which is never refused: it is bounded by what was admitted and by the open connections.
 ///
-/// The pool is also a `TaskExecutor`: an async store (a client built on Swift concurrency) runs its tasks on
-/// these threads with `Task(executorPreference: pool)` or `withTaskExecutorPreference(pool)`, so it fits the
-/// same threading model without another redesign.
+/// The pool is also a `TaskExecutor`: async work started with `Task(executorPreference: pool)` or
+/// `withTaskExecutorPreference(pool)` runs on these threads. (The PostgreSQL store does not: its calls run on
+/// its own `StoreTaskExecutor` while a worker waits for them; see ``EventLoopCheck`` for the four kinds of
+/// threads.)
 ///
 /// Threading: every method may be called from any thread. Jobs run in submission order, on any worker.
 final class WorkerPool: Sendable {

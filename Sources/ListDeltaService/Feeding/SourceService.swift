@@ -91,7 +91,7 @@ final class SourceService: Sendable {
         do {
             attached = try store.attachSource(
                 list: list, settings: JSONWriter.string(of: .object(settings.jsonObject)), state: JSONWriter.string(of: state.storedJSON),
-                owner: owner, nowMs: now, leaseMs: leaseMilliseconds, maximumSources: context.configuration.maxSources)
+                owner: owner, nowMilliseconds: now, leaseMilliseconds: leaseMilliseconds, maximumSources: context.configuration.maxSources)
         } catch {
             throw ServiceError.from(error)
         }
@@ -146,12 +146,12 @@ final class SourceService: Sendable {
         }
         var finished = source
         finished.state = JSONWriter.string(of: result.state.storedJSON)
-        finished.nextFetchAtMs = result.nextFetchAtMilliseconds
+        finished.nextFetchAtMilliseconds = result.nextFetchAtMilliseconds
         finished.isFailing = result.state.lastError != nil
         do {
             let recorded = try store.finishSourceFetch(
                 list: source.list, generation: source.generation, owner: owner, state: finished.state, isFailing: finished.isFailing,
-                nextFetchAtMs: finished.nextFetchAtMs)
+                nextFetchAtMilliseconds: finished.nextFetchAtMilliseconds)
             if !recorded {
                 context.logger.info("a source changed or was detached during its fetch; its outcome is not recorded", metadata: ["list": "\(source.list)"])
             }
@@ -183,7 +183,7 @@ final class SourceService: Sendable {
         let due: [StoredSource]
         let owner = newLeaseToken()
         do {
-            due = try store.claimDueSources(owner: owner, nowMs: now, leaseMs: leaseMilliseconds, limit: room)
+            due = try store.claimDueSources(owner: owner, nowMilliseconds: now, leaseMilliseconds: leaseMilliseconds, limit: room)
         } catch {
             context.logger.warning("cannot claim due sources", metadata: ["error": "\(error)"])
             return
@@ -208,7 +208,7 @@ final class SourceService: Sendable {
     static func served(_ source: StoredSource) -> JSONValue {
         var object = SourceSettings(stored: json(source.settings))?.jsonObject ?? JSONObject()
         SourceState(stored: json(source.state)).servedMembers(into: &object)
-        object["nextFetchAt"] = .string(RFC3339.format(milliseconds: source.nextFetchAtMs))
+        object["nextFetchAt"] = .string(RFC3339.format(milliseconds: source.nextFetchAtMilliseconds))
         return .object(object)
     }
 }

@@ -85,9 +85,9 @@ struct SourceState: Sendable, Equatable {
     /// Reads the stored form; what cannot be read starts afresh (the next fetch is then unconditional).
     init(stored json: JSONValue) {
         guard case .object(let object) = json else { return }
-        if case .object(let fetch)? = object["lastFetch"], case .number(let at)? = object["atMs"], let atMs = at.intValue {
+        if case .object(let fetch)? = object["lastFetch"], case .number(let at)? = object["atMs"], let atMilliseconds = at.intValue {
             lastFetch = Attempt(
-                atMilliseconds: Int64(atMs), status: Self.int(fetch["status"]), items: Self.int(fetch["items"]) ?? 0,
+                atMilliseconds: Int64(atMilliseconds), status: Self.int(fetch["status"]), items: Self.int(fetch["items"]) ?? 0,
                 bytes: Self.int(fetch["bytes"]) ?? 0, parseMilliseconds: Self.double(fetch["parseMs"]),
                 changed: fetch["changed"] == .bool(true))
         }

@@ -10,7 +10,7 @@ import Synchronization
 
 /// What every route shares: the repository, the watchers, rendered bodies, the configuration, and where work runs.
 ///
-/// The threading model (see the README's "Threads" section):
+/// The threading model (``EventLoopCheck`` lists the four kinds of threads; docs/architecture.md draws them):
 /// - **Event loops** parse, route and answer from memory: validated ids, unknown ids (``ListRepository/mightExist(_:)``),
 ///   refused tokens, and current documents already rendered. They never touch the store, never compress, never
 ///   inflate, and never wait for a lock held across a commit.

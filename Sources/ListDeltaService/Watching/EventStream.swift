@@ -11,7 +11,7 @@ import Synchronization
 /// out in order and each is computed from the revision the client last received of its list; heartbeats are timed
 /// by the service's timer queue.
 ///
-/// The two forms differ only at their edges (see API.md):
+/// The two forms differ only at their edges (see docs/api.md, Event streams and Many lists):
 /// - **One list** (`/v1/lists/{id}/events`): an event's `id:` is the revision; a reset (`{"current"}`) ends the
 ///   stream.
 /// - **Many lists** (`/v1/events?lists=`): an event's `id:` is the whole set's cursor (`a:6,b:0`); a reset

@@ -1,7 +1,7 @@
 import Testing
 @testable import ListDeltaCore
 
-/// Checks every rule of API.md on `diff` between `old` and `new`, and that it replays.
+/// Checks every rule of docs/api.md (The batch diff, Guarantees) on `diff` between `old` and `new`, and that it replays.
 func expectExactDiff(_ diff: ListDiff, from old: ListDocument, to new: ListDocument, sourceLocation: SourceLocation = #_sourceLocation) {
     // Replays through the replica target.
     do {

@@ -1,10 +1,10 @@
 import ListDeltaCore
-import ListDeltaTestSupport
+import ListDeltaSQLite
 import ListDeltaStorage
+import ListDeltaTestSupport
 import Testing
 
 @testable import ListDeltaEngine
-@testable import ListDeltaService
 
 @Suite struct RebuildTests {
     /// A 300-item list and `count - 1` edits of it, each revision's document.
@@ -40,19 +40,19 @@ import Testing
         }
     }
 
-    /// A service whose document cache holds about one of these documents: older revisions are not in memory.
-    private func service(directory: String? = nil, documents: [ListDocument]) throws -> TestService {
-        try TestService { configuration in
-            configuration.retention = 1_000
-            configuration.cacheBytes = 3 * documents[0].estimatedHeapBytes
-            if let directory { configuration.dataDirectory = directory }
-        }
+    /// A repository over the SQLite store in `directory`, whose document cache holds about one of these documents:
+    /// older revisions are not in memory.
+    private func repository(in directory: String, documents: [ListDocument]) throws -> ListRepository {
+        var configuration = SQLiteStoreConfiguration(directory: directory)
+        configuration.durableSync = false
+        return try ListRepository(
+            store: SQLiteStore(configuration: configuration), limits: DocumentLimits(), cacheBytes: 3 * documents[0].estimatedHeapBytes)
     }
 
     @Test func olderRevisionsAreWalkedBackFromTheCurrentDocumentAtTheCostOfTheDistance() throws {
         let documents = history(count: 950)
-        let service = try service(documents: documents)
-        let repository = service.context.repository
+        let directory = try TemporaryDirectory()
+        let repository = try repository(in: directory.path, documents: documents)
         try write(documents, to: repository)
         let head = try #require(try repository.head("l"))
         for distance in [1, 10, 100, 900] {
@@ -69,11 +69,10 @@ import Testing
 
     @Test func withoutTheCurrentDocumentInMemoryARevisionIsRebuiltFromItsCheckpoint() throws {
         let documents = history(count: 120)
-        let service = try service(documents: documents)
-        try write(documents, to: service.context.repository)
-        // A second service on the same data: nothing in memory.
-        let restarted = try self.service(directory: service.directory, documents: documents)
-        let repository = restarted.context.repository
+        let directory = try TemporaryDirectory()
+        try write(documents, to: repository(in: directory.path, documents: documents))
+        // A second repository on the same data: nothing in memory.
+        let repository = try repository(in: directory.path, documents: documents)
         let head = try #require(try repository.head("l"))
         let old = try repository.document("l", revision: 60, head: head)
         #expect(old == documents[59])

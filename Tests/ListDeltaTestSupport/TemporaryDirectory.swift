@@ -1,0 +1,14 @@
+import Foundation
+
+/// A fresh, empty directory of its own under the system's temporary directory, removed with everything in it when
+/// released.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init(prefix: String = "listdelta-test") throws {
+        path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
