@@ -1,6 +1,6 @@
-"""Client-side reference code for the ListDelta contract (API.md).
+"""Client-side reference code for the ListDelta contract (docs/api.md).
 
-- apply_batch_diff: the normative diff-application procedure, steps 1-4.
+- apply_batch_diff: the normative diff-application procedure, steps 1-4 (docs/api.md, Applying a batch diff).
 - check_batch_rules: the rules that keep UIKit from throwing, plus counts and minimality.
 - apply_json_patch: a small RFC 6902 applier (add/remove/replace/move/copy/test).
 - canon_*: comparable forms of documents, sections and items.
@@ -209,7 +209,7 @@ def _assert_sorted(values, what):
 
 
 def check_batch_rules(old_doc, new_doc, diff):
-    """Check the shape and every rule of API.md against the two documents."""
+    """Check the shape and every rule of docs/api.md (The batch diff, Guarantees) against the two documents."""
     old = canon_sections(old_doc)
     new = canon_sections(new_doc)
     for part in ("sections", "items"):

@@ -1,4 +1,4 @@
-"""Access (API.md): scoped tokens (JWTs minted here with PyJWT), private reads, scoped writes, expiry of long
+"""Access (docs/api.md, Access): scoped tokens (JWTs minted here with PyJWT), private reads, scoped writes, expiry of long
 requests, access_token for EventSource in headless Chromium, the page's token field, and no token in the log.
 
 One server for the module: readAccess token, an HS256 secret, a JWKS of an ES256 and an RS256 public key, a

@@ -1,5 +1,5 @@
 """Backups under writes: `listdelta backup` copies a running SQLite store, and the copy serves every revision that
-was acknowledged before the backup began; PostgreSQL's pg_dump/pg_restore round trip, as the README gives it."""
+was acknowledged before the backup began; PostgreSQL's pg_dump/pg_restore round trip, as docs/deployment.md gives it."""
 
 import os
 import shutil
@@ -132,7 +132,7 @@ def test_backup_never_overwrites_and_names_pg_dump_for_postgres(make_server, tmp
 
 @pytest.mark.skipif(pg_support.cluster_dir() is None, reason="needs the throwaway PostgreSQL cluster (scripts/test.sh)")
 def test_postgres_pg_dump_and_pg_restore_round_trip_under_writes(tmp_path):
-    """The README's commands: `pg_dump --format=custom` while instances write, `pg_restore --no-owner` into an
+    """docs/deployment.md's commands (Backups): `pg_dump --format=custom` while instances write, `pg_restore --no-owner` into an
     empty database, and an instance on it serves every revision acknowledged before the dump began."""
     for tool in ("pg_dump", "pg_restore"):
         if shutil.which(tool) is None:

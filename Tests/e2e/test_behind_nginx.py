@@ -1,4 +1,4 @@
-"""The README's nginx site, as written there, in front of the service: event streams (one list and many) arrive
+"""docs/deployment.md's nginx site, as written there, in front of the service: event streams (one list and many) arrive
 through nginx's default buffering as they happen, long polls are answered through it, and it keeps them open."""
 
 import json
@@ -18,11 +18,11 @@ from conftest import free_port, sections_doc, uid
 REPO = Path(__file__).resolve().parents[2]
 
 
-def readme_nginx_site():
-    """The ```nginx block of the README's deployment section."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def documented_nginx_site():
+    """The ```nginx block of docs/deployment.md ("Behind a reverse proxy")."""
+    text = (REPO / "docs" / "deployment.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```nginx\n(.*?)```", text, re.S)
-    assert len(blocks) == 1, "the README should hold one nginx site"
+    assert len(blocks) == 1, "docs/deployment.md should hold one nginx site"
     return blocks[0]
 
 
@@ -32,7 +32,7 @@ def proxy(server, tmp_path_factory):
     if nginx is None:
         pytest.fail("nginx is not installed: run `bash scripts/setup.sh --tests` (Debian package nginx-light)")
     port = free_port()
-    site = readme_nginx_site()
+    site = documented_nginx_site()
     assert "server 127.0.0.1:8080;" in site and "listen 80;" in site
     site = site.replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{server.port};").replace(
         "listen 80;", f"listen 127.0.0.1:{port};")

@@ -21,7 +21,7 @@ SERVICE = REPO / "Sources" / "ListDeltaService"
 WEB = SERVICE / "Web"
 SPEC_PATH = WEB / "openapi.yaml"
 METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
-# Static files the contract (API.md) requires; the others of the table (the page's own script and style)
+# Static files the API reference (docs/api.md) requires; the others of the table (the page's own script and style)
 # are served only when the build ships them.
 REQUIRED_STATIC = {"/", "/client.js", "/openapi.yaml"}
 

@@ -1,4 +1,4 @@
-"""Packaging and documentation checks: Dockerfile, README, scripts and CI agree with the code.
+"""Packaging and documentation checks: Dockerfile, README, docs/, scripts and CI agree with the code.
 
 No server is needed (these tests use no fixtures from conftest.py)."""
 
@@ -13,6 +13,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "Dockerfile"
 README = REPO / "README.md"
+CONFIGURATION_DOC = REPO / "docs" / "configuration.md"
+DEPLOYMENT_DOC = REPO / "docs" / "deployment.md"
 CONFIG_FILE = REPO / "Config" / "listdelta.json"
 LOADING = REPO / "Sources" / "ListDeltaService" / "Configuration" / "ServiceConfiguration+Loading.swift"
 CI_RUN = REPO / ".ci" / "run"
@@ -71,18 +73,19 @@ def code_setting_keys():
     return keys
 
 
-def readme_section(title):
-    """The README text under `## title`, up to the next `## ` heading."""
-    text = read(README)
+def doc_section(path, title):
+    """The text of the Markdown file `path` under `## title`, up to the next `## ` heading."""
+    text = read(path)
     match = re.search(rf"^## {re.escape(title)}[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    assert match, f"README.md has no '## {title}' section"
+    assert match, f"{path.relative_to(REPO)} has no '## {title}' section"
     return match.group(1)
 
 
 def configuration_table_rows():
-    """The configuration table's rows as lists of cells (header and separator dropped)."""
+    """The configuration table's rows (docs/configuration.md, `## Settings`) as lists of cells (header and separator
+    dropped)."""
     rows = []
-    for line in readme_section("Configuration").splitlines():
+    for line in doc_section(CONFIGURATION_DOC, "Settings").splitlines():
         line = line.strip()
         if not line.startswith("|"):
             continue
@@ -90,7 +93,7 @@ def configuration_table_rows():
         if cells[0] in ("file key",) or set(line) <= set("|-: "):
             continue
         rows.append(cells)
-    assert rows, "README.md's Configuration section has no table"
+    assert rows, "docs/configuration.md's Settings section has no table"
     return rows
 
 
@@ -105,7 +108,7 @@ def test_hadolint_accepts_the_dockerfile():
     assert result.returncode == 0, f"hadolint found problems:\n{result.stdout}{result.stderr}"
 
 
-# (b) the Dockerfile agrees with the package, the config and the README
+# (b) the Dockerfile agrees with the package, the config and the deployment guide
 
 
 def test_dockerfile_builds_the_listdelta_product():
@@ -116,10 +119,10 @@ def test_dockerfile_builds_the_listdelta_product():
     assert ("ENTRYPOINT", '["listdelta"]') in stages()[-1]
 
 
-def test_readme_docker_commands_match():
-    docker = readme_section("Docker")
+def test_deployment_guide_docker_commands_match():
+    docker = doc_section(DEPLOYMENT_DOC, "Docker")
     assert "docker build -t listdelta ." in docker
-    assert re.search(r"^docker run .*\blistdelta$", docker, re.M), "README's Docker section needs `docker run ... listdelta`"
+    assert re.search(r"^docker run .*\blistdelta$", docker, re.M), "docs/deployment.md's Docker section needs `docker run ... listdelta`"
     assert "docker run -p 8080:8080 -v listdelta-data:/data -e LISTDELTA_WRITE_TOKENS=secret listdelta" in docker
 
 
@@ -150,9 +153,10 @@ def test_healthcheck_asks_healthz_with_the_binary_itself():
     assert "/healthz" in read(REPO / "Sources" / "listdelta" / "HealthCommand.swift")
 
 
-def test_compose_nginx_is_the_readme_site_with_both_instances():
-    """deploy/nginx.conf (compose's nginx) holds the README's site line for line, but for the upstream's servers."""
-    readme = re.findall(r"```nginx\n(.*?)```", read(README), re.S)[0]
+def test_compose_nginx_is_the_documented_site_with_both_instances():
+    """deploy/nginx.conf (compose's nginx) holds docs/deployment.md's site line for line, but for the upstream's
+    servers."""
+    readme = re.findall(r"```nginx\n(.*?)```", read(DEPLOYMENT_DOC), re.S)[0]
     deployed = read(REPO / "deploy" / "nginx.conf")
 
     def directives(text):
@@ -201,19 +205,19 @@ def test_ci_runs_the_test_script():
         assert (REPO / "scripts" / script).exists(), f"scripts/{script} is missing"
 
 
-# (d) the configuration table and the code cannot drift
+# (d) the configuration table (docs/configuration.md) and the code cannot drift
 
 
-def test_readme_environment_variables_match_the_code():
+def test_configuration_doc_environment_variables_match_the_code():
     code = {environment_name(key) for key in code_setting_keys()}
     table = set()
     for row in configuration_table_rows():
         table.update(re.findall(r"LISTDELTA_[A-Z0-9_]+", " ".join(row)))
-    assert table - code == set(), f"README names variables the code does not read: {sorted(table - code)}"
-    assert code - table == set(), f"README's configuration table lacks: {sorted(code - table)}"
+    assert table - code == set(), f"docs/configuration.md names variables the code does not read: {sorted(table - code)}"
+    assert code - table == set(), f"docs/configuration.md's table lacks: {sorted(code - table)}"
 
 
-def test_readme_table_keys_and_defaults_match_the_config_file():
+def test_configuration_doc_keys_and_defaults_match_the_config_file():
     keys = code_setting_keys()
     config = {k: v for k, v in json.loads(read(CONFIG_FILE)).items() if not k.startswith("_")}
     assert set(config) <= set(keys), f"Config/listdelta.json has unknown settings: {sorted(set(config) - set(keys))}"
@@ -223,9 +227,9 @@ def test_readme_table_keys_and_defaults_match_the_config_file():
         row = rows[key]
         assert row[1].strip("`") == environment_name(key), f"{key}: wrong variable {row[1]}"
         shown = re.match(r"`([^`]*)`", row[3])
-        assert shown, f"{key}: the README shows no default"
+        assert shown, f"{key}: docs/configuration.md shows no default"
         if key not in config:
             continue  # a setting the shipped file leaves at the built-in default
         value = config[key]
         expected = value if isinstance(value, str) and value else json.dumps(value, separators=(",", ":"))
-        assert shown.group(1) == expected, f"{key}: README default {row[3]!r}, config file {expected!r}"
+        assert shown.group(1) == expected, f"{key}: docs/configuration.md default {row[3]!r}, config file {expected!r}"

@@ -1,4 +1,4 @@
-"""Lists fed by sources (API.md, Sources): `PUT/GET/DELETE /v1/lists/{id}/source` against a feed server of the
+"""Lists fed by sources (docs/api.md, Sources): `PUT/GET/DELETE /v1/lists/{id}/source` against a feed server of the
 test's own (http.server on 127.0.0.1, a free port) whose content the tests change between fetches and which
 records every request it gets (its headers, when it began and ended).
 
@@ -243,7 +243,7 @@ def delete_source(server, list_id, token=None):
 
 
 def check_state(state, url=None, interval=300, sections="none", max_items=1000):
-    """The state's shape (API.md, Sources) and its settings; returns it."""
+    """The state's shape (docs/api.md, Sources) and its settings; returns it."""
     assert set(state) == STATE_KEYS, state
     if url is not None:
         assert state["url"] == url
