@@ -3,6 +3,8 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -29,6 +31,9 @@ let package = Package(
         // Named for the modules the PostgreSQL store and the feed fetcher import from it (NIOCore, NIOHTTP1); the version
         // is the one postgres-nio and async-http-client resolve.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // `swift package generate-documentation --target ListDeltaKit`: the Swift client's DocC documentation (a
+        // plugin: nothing of it is linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Tiny text helpers the HTTP layer, the core, the feeds and the service share: the one JSON string escaper, space
@@ -219,7 +224,8 @@ let package = Package(
         ),
         // The engine on its own, over a store in memory's stead (SQLite in a temporary directory).
         .testTarget(
-            name: "ListDeltaEngineTests", dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite"],
+            name: "ListDeltaEngineTests",
+            dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaServiceTests",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift unit tests (Swift Testing), then the end-to-end pytest suite
+# Runs every test: the Swift unit tests (Swift Testing), the DocC build of ListDeltaKit, then the end-to-end pytest suite
 # against the debug binary, on the SQLite store and then (a chosen set that covers every
 # endpoint and error, and the scale-out tests) on PostgreSQL, then the container tests: the
 # image built from the Dockerfile and run with podman, compose.yaml and a rolling restart. A
@@ -35,6 +35,11 @@ if swift build --build-tests; then
     rm -f "$swift_log"
 else
     failures+=("swift build --build-tests")
+fi
+
+section "Documentation: swift package generate-documentation --target ListDeltaKit (DocC, warnings are errors)"
+if ! swift package --disable-sandbox generate-documentation --target ListDeltaKit --warnings-as-errors; then
+    failures+=("DocC documentation of ListDeltaKit")
 fi
 
 section "End-to-end tests: swift build --product listdelta --product listdelta-follow"

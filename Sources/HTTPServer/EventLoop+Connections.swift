@@ -1,4 +1,5 @@
 import CLibevent
+import Synchronization
 
 /// Accepting, counting and sweeping connections (see ``Connection``).
 extension EventLoop {

@@ -1,4 +1,5 @@
 import CLibevent
+import Synchronization
 import WireText
 
 extension EventLoop {

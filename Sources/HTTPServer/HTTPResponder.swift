@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a handler answers a request through: the server's socket-bound ``HTTPResponder``, or any other
 /// implementation (an in-memory recorder in a test, a proxy), so that handlers run without sockets.
 ///

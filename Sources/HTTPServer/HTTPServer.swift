@@ -1,6 +1,6 @@
 import CLibevent
 
-import Logging
+public import Logging
 import Synchronization
 
 /// A multi-threaded HTTP/1.1 server on libevent's evhttp.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import JWTKit
 
 /// Mints HS256 scoped tokens with the service's `jwtSecret`: for `listdelta token`, the benchmark and tests. An

@@ -1,5 +1,5 @@
-import ListDeltaCore
-import ListDeltaStorage
+public import ListDeltaCore
+public import ListDeltaStorage
 
 /// Every way the engine refuses or fails a read or a write, in its own terms: an HTTP adapter maps each to its
 /// status (the routes answer them as RFC 9457 problems).

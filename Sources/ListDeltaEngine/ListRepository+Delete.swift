@@ -1,4 +1,4 @@
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension ListRepository {
     /// Deletes `id`; returns its last head.

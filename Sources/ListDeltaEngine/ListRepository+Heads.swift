@@ -1,5 +1,5 @@
 import ListDeltaCore
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension ListRepository {
     // MARK: - Reading

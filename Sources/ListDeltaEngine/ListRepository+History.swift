@@ -1,4 +1,4 @@
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension ListRepository {
     /// A page of the history of the live list `id` (404 when there is none), from stored summaries only.

@@ -1,5 +1,5 @@
-import ListDeltaCore
-import ListDeltaStorage
+public import ListDeltaCore
+public import ListDeltaStorage
 import ZlibCodec
 
 extension ListRepository {

@@ -1,6 +1,6 @@
 import Foundation
-import ListDeltaCore
-import ListDeltaStorage
+public import ListDeltaCore
+public import ListDeltaStorage
 
 extension ListRepository {
     // MARK: - Writing

@@ -1,6 +1,6 @@
 import Foundation
-import ListDeltaCore
-import ListDeltaStorage
+public import ListDeltaCore
+public import ListDeltaStorage
 
 /// The lists: their revisions in the store, the hot ones in memory, writes serialised per list.
 ///

@@ -1,5 +1,5 @@
-import ListDeltaCore
-import ListDeltaStorage
+public import ListDeltaCore
+public import ListDeltaStorage
 
 /// What a request needs to know about a live list: its head and its current document.
 public struct LiveList: Sendable {

@@ -1,4 +1,5 @@
-import ListDeltaCore
+public import ListDeltaCore
+import ListDeltaStorage
 
 /// Documents and diffs rendered once, in both codings, and kept for every client that asks for the same bytes.
 ///

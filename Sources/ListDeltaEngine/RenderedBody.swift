@@ -1,4 +1,4 @@
-import ListDeltaCore
+public import ListDeltaCore
 import ZlibCodec
 
 /// A JSON body rendered once and kept in both codings, so a representation is compressed once, not per request.

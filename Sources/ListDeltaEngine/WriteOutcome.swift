@@ -1,4 +1,4 @@
-import ListDeltaCore
+public import ListDeltaCore
 
 /// The result of a write.
 public struct WriteOutcome: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A feed as read from RSS, Atom or JSON Feed: its own information and its entries, in the feed's order.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WireText
 
 /// Feed dates read and written by hand: RFC 822/1123 (RSS) with the deviations real feeds have, and

@@ -1,4 +1,4 @@
-import ListDeltaCore
+public import ListDeltaCore
 
 /// A feed mapped to a list document's JSON, with what the mapping left out.
 public struct FeedDocument: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import ListDeltaStorage
+public import ListDeltaStorage
 import Logging
 import NIOCore
 import PostgresNIO

@@ -1,6 +1,6 @@
 import Foundation
-import ListDeltaStorage
-import Logging
+public import ListDeltaStorage
+public import Logging
 import NIOCore
 import PostgresNIO
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import ListDeltaStorage
+public import ListDeltaStorage
 
 /// Where the PostgreSQL store connects and how it behaves, read from a `postgres://` URL.
 public struct PostgresStoreConfiguration: Sendable, Equatable {

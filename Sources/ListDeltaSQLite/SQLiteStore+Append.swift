@@ -1,5 +1,5 @@
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension SQLiteStore {
     /// Appends the next revision of a list in one transaction and returns the new head.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension SQLiteStore {
     /// Copies the database in `directory`, as it was at one instant, to a new SQLite file at `destination`, while

@@ -1,5 +1,5 @@
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension SQLiteStore {
     /// Deletes a list: its head becomes a tombstone and its revision rows are removed, in one transaction.

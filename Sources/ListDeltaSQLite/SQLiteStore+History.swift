@@ -1,5 +1,5 @@
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension SQLiteStore {
     /// A page of the served revisions of a live list, newest first: those below `before` (all when `nil`).

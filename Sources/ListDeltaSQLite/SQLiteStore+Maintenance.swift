@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension SQLiteStore {
     /// Returns the bytes the database occupies on disk: `page_count * page_size` plus the size of the WAL file.

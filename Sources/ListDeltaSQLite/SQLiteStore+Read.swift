@@ -1,5 +1,5 @@
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 extension SQLiteStore {
     /// Returns the head of a list, including a deleted list's tombstone.

@@ -1,5 +1,5 @@
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 /// Sources in SQLite. One process serves a data directory, so the lease matters only within it; it is kept all the
 /// same, so that the service's scheduling is the same on every store.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ListDeltaStorage
+public import ListDeltaStorage
 
 /// A durable store of list revisions, backed by one SQLite database in WAL mode.
 ///

@@ -1,10 +1,10 @@
 import HTTPServer
-import ListDeltaAccess
+public import ListDeltaAccess
 import ListDeltaEngine
-import ListDeltaService
+public import ListDeltaService
 import ListDeltaEngine
-import Logging
-import Prometheus
+public import Logging
+public import Prometheus
 
 /// The ListDelta service behind its HTTP server: ``ListDeltaService``'s routes served by libevent.
 ///

@@ -1,9 +1,9 @@
 import Foundation
-import ListDeltaPostgres
+public import ListDeltaPostgres
 import ListDeltaSQLite
-import ListDeltaService
-import ListDeltaStorage
-import Logging
+public import ListDeltaService
+public import ListDeltaStorage
+public import Logging
 
 extension ServiceConfiguration {
     /// `true` when revisions live in PostgreSQL (`databaseURL`), shared with other instances.

@@ -1,12 +1,12 @@
-import HTTPServer
-import ListDeltaAccess
+public import HTTPServer
+public import ListDeltaAccess
 import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaEngine
-import ListDeltaStorage
-import Logging
+public import ListDeltaStorage
+public import Logging
 import Metrics
-import Prometheus
+public import Prometheus
 
 /// API v1 without a socket: the store, the repository, the watchers, the worker pools and the routes.
 ///

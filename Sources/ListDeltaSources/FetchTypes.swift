@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a fetch asks for: where, and the validators of the last content it got (for a conditional request).
 public struct FetchRequest: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WireText
 
 /// Which hosts a source may reach: the guard that keeps a service that fetches URLs on request from being turned

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads `Retry-After`: delta-seconds or an HTTP-date in its IMF-fixdate form (RFC 9110 §5.6.7, §10.2.3).
 public enum RetryAfter {

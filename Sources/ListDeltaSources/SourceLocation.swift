@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a source's content lives: a web address or a file under the configured directory. Parsed and checked
 /// once, when a source is attached, and again for every redirect.

@@ -1,5 +1,6 @@
 import HTTPServer
 import ListDeltaTestSupport
+import Synchronization
 import Testing
 
 /// Edge cases where libevent's own behaviour could leak bytes between requests or connections.

@@ -1,7 +1,8 @@
 import Glibc
 import HTTPServer
-import Synchronization
 import ListDeltaTestSupport
+import Logging
+import Synchronization
 import Testing
 
 /// Shared state between a handler and the test.
@@ -126,7 +127,8 @@ func lifecycleRouter(_ parked: Parked) -> Router {
         let client = try #require(TestClient(port: server.port))
         client.sendRequest("GET", "/park")
         #expect(eventually { parked.responder.withLock { $0 != nil } })
-        let idle = try #require(TestClient(port: server.port))
+        // A generous read timeout: under a loaded test run the answer may take a while, and nil would say nothing.
+        let idle = try #require(TestClient(port: server.port, timeoutSeconds: 20))
         #expect(idle.request("GET", "/quick")?.status == 200)
         server.shutdown()
         let hookRan = hookCalled.load(ordering: .relaxed)

@@ -1,6 +1,7 @@
 import HTTPServer
-import Synchronization
 import ListDeltaTestSupport
+import Logging
+import Synchronization
 import Testing
 
 @Suite struct LiveShutdownTests {

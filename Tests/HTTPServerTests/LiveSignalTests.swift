@@ -1,6 +1,7 @@
 import Glibc
 import HTTPServer
 import ListDeltaTestSupport
+import Logging
 import Testing
 
 @Suite struct LiveSignalTests {

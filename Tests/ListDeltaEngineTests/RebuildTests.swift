@@ -46,7 +46,7 @@ import Testing
         var configuration = SQLiteStoreConfiguration(directory: directory)
         configuration.durableSync = false
         return try ListRepository(
-            store: SQLiteStore(configuration: configuration), limits: DocumentLimits(), cacheBytes: 3 * documents[0].estimatedHeapBytes)
+            store: SQLiteStore(configuration: configuration), limits: DocumentLimits(), cacheBytes: 3 * documents[0].estimatedHeapBytes / 2)
     }
 
     @Test func olderRevisionsAreWalkedBackFromTheCurrentDocumentAtTheCostOfTheDistance() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaCore
+import ListDeltaService
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaKit

@@ -1,6 +1,7 @@
 import Foundation
 import ListDeltaPostgres
 import ListDeltaStorage
+import Logging
 import Synchronization
 import Testing
 

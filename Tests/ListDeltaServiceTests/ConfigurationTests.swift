@@ -1,3 +1,4 @@
+import ListDeltaPostgres
 import ListDeltaServer
 import Testing
 @testable import ListDeltaService

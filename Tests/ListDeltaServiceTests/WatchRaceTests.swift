@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaEngine
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService

@@ -1,6 +1,6 @@
 import Foundation
-import HTTPServer
-import Synchronization
+public import HTTPServer
+public import Synchronization
 
 /// A feed server on loopback (ListDelta's own HTTP server) that the fetcher under test talks to.
 public final class FeedServer: Sendable {

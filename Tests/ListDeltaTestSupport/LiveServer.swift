@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import ListDeltaCore
+public import ListDeltaCore
 import ListDeltaServer
-import ListDeltaService
+public import ListDeltaService
 import Logging
 
 /// The real ListDelta service on a loopback port, in this process: started, stopped and started again on the same
@@ -32,15 +32,12 @@ public final class LiveServer: @unchecked Sendable {
 
     /// Starts serving (on the port it had before, after a `stop()`).
     public func start() throws {
-        var configuration = ServiceConfiguration()
-        configuration.port = port
-        configuration.dataDirectory = directory
-        configuration.durableSync = false
-        configuration.maxWaitSeconds = 10
-        configure(&configuration)
-        var logger = Logger(label: "listdeltakit-test")
-        logger.logLevel = .critical
-        let app = try ListDeltaApp(configuration: configuration, logger: logger, registry: nil)
+        let previousPort = port
+        let configuration = ServiceConfiguration.testing(in: directory) { configuration in
+            configuration.port = previousPort
+            configure(&configuration)
+        }
+        let app = try ListDeltaApp(configuration: configuration, logger: .quiet("listdeltakit-test"), registry: nil)
         try app.start()
         port = app.port
         self.app = app

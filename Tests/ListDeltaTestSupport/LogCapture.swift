@@ -1,5 +1,5 @@
-import Logging
-import Synchronization
+public import Logging
+public import Synchronization
 
 /// Collects log messages for assertions.
 public final class LogCapture: Sendable {

@@ -1,5 +1,5 @@
-import HTTPServer
-import Logging
+public import HTTPServer
+public import Logging
 
 /// ListDelta's HTTP server on 127.0.0.1 and a port of its own, serving `router`: the live tests of the HTTP layer
 /// and the stand-in servers other tests talk to (a feed server). Stopped when released.

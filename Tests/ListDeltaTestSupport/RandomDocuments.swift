@@ -1,4 +1,4 @@
-@testable import ListDeltaCore
+public import ListDeltaCore
 
 /// Random documents and random edits of them, for replay tests.
 public struct RandomDocuments {

@@ -1,5 +1,5 @@
 import Dispatch
-import HTTPServer
+public import HTTPServer
 import Synchronization
 
 /// An in-memory responder: records the answer (or the stream's chunks) of one request handled without a socket.

@@ -1,8 +1,8 @@
 import Foundation
-import HTTPServer
-import ListDeltaAccess
+public import HTTPServer
+public import ListDeltaAccess
 import ListDeltaServer
-import ListDeltaService
+public import ListDeltaService
 import Logging
 
 /// The service on a temporary data directory (SQLite), driven in-process: no socket, no HTTP server. Requests are
@@ -15,13 +15,8 @@ public final class TestService: Sendable {
 
     public init(keys: VerificationKeys = .none, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
         temporary = try TemporaryDirectory(prefix: "listdelta-test")
-        var configuration = ServiceConfiguration()
-        configuration.dataDirectory = directory
-        configuration.durableSync = false
-        configuration.maxWaitSeconds = 10
-        configure(&configuration)
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        let configuration = ServiceConfiguration.testing(in: temporary.path, configure)
+        let logger = Logger.quiet("test")
         service = try ListDeltaService(
             configuration: configuration, store: configuration.openStore(logger: logger), logger: logger, registry: nil, keys: keys)
     }

@@ -1,5 +1,5 @@
-import Foundation
-import ListDeltaCore
+public import Foundation
+public import ListDeltaCore
 
 /// The operations a view received between the start and the end of one batch.
 public struct ReceivedBatch: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import ListDeltaCore
+public import Foundation
+public import ListDeltaCore
 
 /// A view that performs batch updates as `UICollectionView` and `UITableView` do: the small part of their
 /// interface a batch diff needs, with `UICollectionView`'s names and signatures.

@@ -1,5 +1,5 @@
-import Foundation
-import ListDeltaCore
+public import Foundation
+public import ListDeltaCore
 
 /// A list view without UIKit: it keeps the identities of the items it shows, applies batches as `UICollectionView`
 /// does, and fails loudly where UIKit would raise "Invalid update".

@@ -1,5 +1,5 @@
-import Foundation
-import ListDeltaCore
+public import Foundation
+public import ListDeltaCore
 
 /// A batch diff in UIKit's vocabulary: the `IndexSet`s and `IndexPath`s of one `performBatchUpdates`, then the
 /// sections to reload and the items to reconfigure after it.

@@ -1,5 +1,5 @@
 import Foundation
-import ListDeltaCore
+public import ListDeltaCore
 
 /// Which cell shows an item, keyed by view-model type as the server's `cells` map is.
 ///

@@ -1,4 +1,4 @@
-import ListDeltaCore
+public import ListDeltaCore
 
 /// Answers a list view's questions from the document a follower holds: the number of sections, the items per
 /// section, the item at an index path, titles, section index titles, and the cell identifier for an item.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ListDeltaCore
 
 /// Follows one list of a ListDelta server: an `AsyncSequence` of updates, each the document the client now

@@ -1,4 +1,4 @@
-import ListDeltaCore
+public import ListDeltaCore
 
 /// One step of a followed list: the document the client now holds and how it got there.
 public struct ListUpdate: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Any layout of a given content type: lets layouts of different types sit in one `CascadingLayout`, or be chosen
 /// at run time (`CellLayouts`).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Children stacked from top to bottom in rows of equal height, `spacing` between rows: a title over a subtitle
 /// over a footnote. Any number of children of one layout type (use `AnyLayout` to mix types).

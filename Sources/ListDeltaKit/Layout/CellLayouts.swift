@@ -1,5 +1,5 @@
 import Foundation
-import ListDeltaCore
+public import ListDeltaCore
 
 /// Layouts chosen by cell identifier: a list item's `cell` (as `CellRegistry` resolves it) selects how the parts
 /// of its cell are placed.

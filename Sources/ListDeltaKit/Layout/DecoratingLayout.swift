@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Content with a decoration beside it: the decoration is a square at the leading edge (an icon, an avatar, a
 /// thumbnail), as tall as the rectangle minus the insets; the content fills the rest, `spacing` after it.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A child placed inside its rectangle minus margins (top, leading, bottom, trailing); a margin larger than the
 /// rectangle leaves the child an empty frame rather than a negative one.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A value that places content in a rectangle: the layout of a cell, decided and unit-tested without a view.
 ///

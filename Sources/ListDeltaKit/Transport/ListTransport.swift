@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A GET the follower sends: the URL, its headers and how long the connection may stay silent.
 public struct TransportRequest: Sendable, Equatable {

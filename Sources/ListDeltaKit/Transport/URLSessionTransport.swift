@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 
 /// The transport on URLSession: the platform's own HTTP stack on iOS and macOS (proxies, HTTP/2 and 3, App

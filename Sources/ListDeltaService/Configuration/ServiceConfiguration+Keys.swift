@@ -1,5 +1,5 @@
 import Foundation
-import ListDeltaAccess
+public import ListDeltaAccess
 
 extension ServiceConfiguration {
     /// The keys of `jwtSecret` and the `jwtPublicKeys` file, built once at start-up (``VerificationKeys/none``

@@ -1,6 +1,6 @@
 import HTTPServer
 import ListDeltaAccess
-import ListDeltaCore
+public import ListDeltaCore
 import ListDeltaSources
 
 /// Everything `listdelta serve` can be told, with the documented defaults.

@@ -2,6 +2,7 @@ import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
 import ListDeltaEngine
+import ListDeltaStorage
 
 /// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S]`, long polls included.
 struct DiffRoutes {

@@ -1,6 +1,7 @@
 import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
+import ListDeltaStorage
 import Metrics
 import Prometheus
 

@@ -2,6 +2,7 @@ import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
+import Logging
 import WireText
 
 /// `PUT`, `PATCH` and `DELETE /v1/lists/{id}`.

@@ -2,6 +2,7 @@ import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
 import ListDeltaEngine
+import ListDeltaStorage
 import Synchronization
 
 /// One Server-Sent Events client of one list or of many: catches every list up, then sends one `diff` event per

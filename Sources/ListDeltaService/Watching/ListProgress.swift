@@ -1,4 +1,5 @@
 import ListDeltaEngine
+import ListDeltaStorage
 
 /// Where a followed list stands against the revision a client holds: the one decision a many-lists stream and a
 /// many-lists poll make for every list they follow.

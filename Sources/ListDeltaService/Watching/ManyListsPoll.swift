@@ -1,6 +1,7 @@
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaEngine
+import ListDeltaStorage
 
 /// A long poll on many lists (`GET /v1/diffs?lists=...&wait=S`), parked on all of them under one hub token until
 /// the first moves.

@@ -1,5 +1,6 @@
 import ListDeltaEngine
 import ListDeltaStorage
+import Logging
 import Metrics
 
 extension ServiceContext {
