@@ -203,6 +203,7 @@ let package = Package(
             name: "HTTPServerTests",
             dependencies: [
                 "HTTPServer", "ZlibCodec", "ListDeltaTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -231,14 +232,14 @@ let package = Package(
             name: "ListDeltaServiceTests",
             dependencies: [
                 "ListDeltaService", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess", "ListDeltaFeeds",
-                "ListDeltaSources", "ListDeltaTestSupport", "ListDeltaCore", "HTTPServer", "ZlibCodec",
+                "ListDeltaSources", "ListDeltaTestSupport", "ListDeltaCore", "ListDeltaPostgres", "HTTPServer", "ZlibCodec",
             ],
             swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",
             dependencies: [
-                "ListDeltaKit", "ListDeltaCore", "ListDeltaTestSupport",
+                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

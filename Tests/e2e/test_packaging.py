@@ -233,3 +233,39 @@ def test_configuration_doc_keys_and_defaults_match_the_config_file():
         value = config[key]
         expected = value if isinstance(value, str) and value else json.dumps(value, separators=(",", ":"))
         assert shown.group(1) == expected, f"{key}: docs/configuration.md default {row[3]!r}, config file {expected!r}"
+
+
+SYSTEM_MODULES = {
+    "Foundation", "FoundationEssentials", "FoundationNetworking", "FoundationXML", "Glibc", "Darwin", "Dispatch",
+    "Synchronization", "Testing", "XCTest", "UIKit",
+}
+
+
+def test_every_target_declares_what_it_imports_and_nothing_more():
+    """Package.swift tells the truth: each target's dependencies are exactly the modules its files import (the
+    toolchain's own modules aside), so no target reaches a module through another's dependencies."""
+    swift = shutil.which("swift")
+    if swift is None:
+        pytest.skip("swift is not installed")
+    dumped = subprocess.run([swift, "package", "dump-package"], cwd=REPO, capture_output=True, text=True, check=True)
+    manifest = json.loads(dumped.stdout)
+    wrong = {}
+    for target in manifest["targets"]:
+        if target["type"] == "system":
+            continue
+        declared = set()
+        for dependency in target["dependencies"]:
+            for kind in ("byName", "product", "target"):
+                if kind in dependency:
+                    declared.add(dependency[kind][0])
+        folder = REPO / (target.get("path") or (("Tests/" if target["type"] == "test" else "Sources/") + target["name"]))
+        imported = set()
+        for source in folder.rglob("*.swift"):
+            imported |= set(re.findall(
+                r"^\s*(?:@testable |public |internal |package )*import (?:struct |class |enum |func )?(\w+)",
+                source.read_text(encoding="utf-8"), re.M))
+        imported -= SYSTEM_MODULES | {target["name"]}
+        if imported != declared:
+            wrong[target["name"]] = {"imported, not declared": sorted(imported - declared),
+                                     "declared, not imported": sorted(declared - imported)}
+    assert not wrong, wrong
