@@ -1,8 +1,9 @@
-// The history panel of the list view: the list's revisions as a timeline, a comparison of any two (picked as A and
-// B: the diff between them marked on both documents), and a revert to one (after a confirmation; it sends the
-// revision on show as If-Match).
+// The history panel of the list view: the list's revisions as a timeline (read with client.js's fetchHistory), a
+// comparison of any two (picked as A and B: the diff between them marked on both documents), and a revert to one
+// (client.js's revert, after a confirmation; it sends the revision on show as If-Match).
+import { fetchHistory, revert } from "/client.js";
 import { $, el } from "/app/dom.js";
-import { api, request } from "/app/connection.js";
+import { api, currentToken, request } from "/app/connection.js";
 import { page } from "/app/page-state.js";
 import { log } from "/app/diff-log.js";
 import { itemText } from "/app/document-view.js";
@@ -43,11 +44,14 @@ export function resetHistory() {
 export async function loadHistory(older = false) {
   const id = page.listID;
   if (!id) return;
-  const query = new URLSearchParams({ limit: "50" });
-  if (older && historyState.next != null) query.set("before", String(historyState.next));
-  const res = await request(api(`/${encodeURIComponent(id)}/revisions?${query}`), { cache: "no-store" });
-  if (!res.ok || id !== page.listID) return;
-  const historyPage = await res.json();
+  const before = older ? historyState.next : null;
+  let historyPage;
+  try {
+    historyPage = await fetchHistory("", id, { before, limit: 50, token: currentToken() });
+  } catch {
+    return; // refused or unreachable: the timeline stays as it is until the next revision reads it again
+  }
+  if (id !== page.listID) return;
   historyState.entries = older ? historyState.entries.concat(historyPage.revisions) : historyPage.revisions;
   historyState.next = historyPage.next;
   renderTimeline();
@@ -153,12 +157,13 @@ async function compare() {
 
 /** Writes revision `revision`'s content as a new revision, if the list still is at the revision on show. */
 async function revertTo(revision) {
-  const id = page.listID;
-  const headers = { "Content-Type": "application/json" };
-  if (page.follower?.revision != null) headers["If-Match"] = `"${page.follower.revision}"`;
-  const res = await request(api(`/${encodeURIComponent(id)}/revert`), { method: "POST", headers, body: JSON.stringify({ to: revision }) });
-  const body = await res.json().catch(() => ({}));
-  if (!res.ok) return log(`revert to r${revision}: HTTP ${res.status} ${body.detail ?? body.title ?? ""}`, "error");
+  let body;
+  try {
+    body = await revert("", page.listID, revision, { ifMatch: page.follower?.revision, token: currentToken() });
+  } catch (error) {
+    const problem = error.body ?? {};
+    return log(`revert to r${revision}: ${error.message ?? error} ${problem.detail ?? problem.title ?? ""}`, "error");
+  }
   log(body.diff && body.diff.from === body.diff.to ? `revert to r${revision}: already that content` : `reverted to r${revision} as r${body.revision}`);
   await loadHistory();
 }
