@@ -197,3 +197,16 @@ def test_every_page_module_is_served_and_an_unknown_one_is_a_404_problem(spec, s
     assert r.status_code == 404, r.text[:300]
     assert r.headers["Content-Type"].split(";")[0] == "application/problem+json"
     assert r.json()["status"] == 404
+
+
+@pytest.mark.parametrize("revision", [
+    "0", "7", "2147483647", "0002147483647", "000000002147483647",  # taken: up to 2^31-1, in at most 18 digits
+    "2147483648", "6789047601", "9999999999", "0000000002147483647", "",  # refused: too large, too long, none
+])
+def test_the_cursor_pattern_admits_exactly_the_revisions_the_server_takes(spec, server, live_list, revision):
+    """`lists` (and a many-lists stream's Last-Event-ID) is a ListCursor: its pattern bounds each revision as the
+    server does, so a schema-valid cursor is never 400 for its revision."""
+    cursor = f"{live_list}:{revision}"
+    admitted = re.match(spec["components"]["schemas"]["ListCursor"]["pattern"], cursor) is not None
+    status = server.get("/v1/diffs", params={"lists": cursor}).status_code
+    assert status == (200 if admitted else 400), (cursor, admitted, status)
