@@ -71,8 +71,10 @@ def browser_errors(driver):
 
 
 def check_served_web_files(server):
-    """The service serves this checkout's page files (the bundle is stale when they differ)."""
-    for name in ("client.js", "app.js", "style.css", "index.html"):
+    """The service serves this checkout's page files, its ES modules (app/*.js) included (the bundle is stale when
+    they differ)."""
+    modules = sorted(f"app/{p.name}" for p in (WEB / "app").glob("*.js"))
+    for name in ("client.js", "app.js", "style.css", "index.html", *modules):
         path = "/" if name == "index.html" else f"/{name}"
         r = server.get(path)
         assert r.status_code == 200, (name, r.status_code)

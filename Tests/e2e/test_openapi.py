@@ -5,6 +5,7 @@
   `router.add(.METHOD, "/path")` calls and the static file table of StaticRoutes.swift).
 - Every operation answers a running server with something other than 404/405 (with valid ids).
 - GET /openapi.yaml serves the file byte for byte.
+- Every module of the page (Web/app/*.js) is served byte for byte as /app/{module}; an unknown one is a 404 problem.
 """
 
 import re
@@ -24,6 +25,8 @@ METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
 # Static files the API reference (docs/api.md) requires; the others of the table (the page's own script and style)
 # are served only when the build ships them.
 REQUIRED_STATIC = {"/", "/client.js", "/openapi.yaml"}
+# The page's ES modules, served as /app/{module}.
+PAGE_MODULES = sorted(p.name for p in (WEB / "app").glob("*.js"))
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +124,7 @@ class RouteStatus(int):
 
 def _call(server, method, path, list_id):
     """One request to an operation with valid values; returns the status."""
-    target = path.replace("{id}", list_id).replace("{index}", "0")
+    target = path.replace("{id}", list_id).replace("{index}", "0").replace("{module}", PAGE_MODULES[0])
     if method == "GET" and target.endswith("/events"):
         stream = server.sse(target + "?from=0", timeout=5)
         try:
@@ -178,3 +181,32 @@ def test_openapi_yaml_is_served_byte_for_byte(server):
     etag = r.headers["ETag"]
     again = server.get("/openapi.yaml", headers={"If-None-Match": etag})
     assert again.status_code == 304
+
+
+def test_every_page_module_is_served_and_an_unknown_one_is_a_404_problem(spec, server):
+    assert PAGE_MODULES, f"no modules in {WEB / 'app'}"
+    parameter = next(p for p in spec["paths"]["/app/{module}"]["get"]["parameters"] if p.get("name") == "module")
+    for name in PAGE_MODULES:
+        assert re.match(parameter["schema"]["pattern"], name), f"{name} does not match the spec's module pattern"
+        r = server.get(f"/app/{name}")
+        assert r.status_code == 200, (name, r.status_code)
+        assert r.headers["Content-Type"].split(";")[0] == "text/javascript", (name, r.headers["Content-Type"])
+        assert r.content == (WEB / "app" / name).read_bytes(), f"the served /app/{name} differs from the file"
+        assert server.get(f"/app/{name}", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304, name
+    r = server.get("/app/no-such-module.js")
+    assert r.status_code == 404, r.text[:300]
+    assert r.headers["Content-Type"].split(";")[0] == "application/problem+json"
+    assert r.json()["status"] == 404
+
+
+@pytest.mark.parametrize("revision", [
+    "0", "7", "2147483647", "0002147483647", "000000002147483647",  # taken: up to 2^31-1, in at most 18 digits
+    "2147483648", "6789047601", "9999999999", "0000000002147483647", "",  # refused: too large, too long, none
+])
+def test_the_cursor_pattern_admits_exactly_the_revisions_the_server_takes(spec, server, live_list, revision):
+    """`lists` (and a many-lists stream's Last-Event-ID) is a ListCursor: its pattern bounds each revision as the
+    server does, so a schema-valid cursor is never 400 for its revision."""
+    cursor = f"{live_list}:{revision}"
+    admitted = re.match(spec["components"]["schemas"]["ListCursor"]["pattern"], cursor) is not None
+    status = server.get("/v1/diffs", params={"lists": cursor}).status_code
+    assert status == (200 if admitted else 400), (cursor, admitted, status)

@@ -21,7 +21,8 @@ Statuses allowed besides schemathesis's defaults, because a schema cannot tell t
 - schema-valid source settings may get 422: the URL's scheme, its host (after resolution) or a `file:` path may be
   refused, which a schema cannot state;
 - schema-valid many-lists requests may get 400: `lists` (and `Last-Event-ID`) must name each list once, not
-  `.` or `..`, with revisions up to 2^31-1 and at most `maxListsPerRequest` entries, which a pattern cannot say;
+  `.` or `..`, and at most `maxListsPerRequest` entries, which a pattern cannot say (the bound of a revision,
+  2^31-1, it does say);
 - schema-invalid writes may get 412: a malformed `If-Match` names no entity tag, so the precondition fails
   before the body is read (RFC 9110 evaluates preconditions before the content).
 
