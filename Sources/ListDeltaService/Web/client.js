@@ -6,7 +6,7 @@
 // A follower loads the document (GET /v1/lists/{id}), then follows its changes by long poll (the default,
 // GET /v1/lists/{id}/diff?from=R&wait=S) or by Server-Sent Events (`mode: "events"`). Every batch diff is
 // checked against the section counts the follower holds (`counts.from`), applied to its copy with the
-// normative procedure of API.md ("The batch diff"), and handed to the target with the operations of the Swift
+// procedure of docs/api.md ("Applying a batch diff"), and handed to the target with the operations of the Swift
 // core's `ListUpdateTarget`:
 //
 //   beginUpdates()
@@ -89,7 +89,7 @@ function isPath(p) {
 }
 
 /**
- * The document `diff` leads to from `document`, by the normative procedure of API.md (steps 1-4), after
+ * The document `diff` leads to from `document`, by the procedure of docs/api.md, Applying a batch diff (steps 1-4), after
  * checking `counts.from`. Pure: `document` is not modified (unchanged items are shared, not copied).
  * `id`, `kind` and `cells` are kept; `revision` becomes `diff.to`. Throws DiffError when the diff does not fit.
  */
