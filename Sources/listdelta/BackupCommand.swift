@@ -14,8 +14,7 @@ struct Backup: ParsableCommand {
             """
     )
 
-    @Option(help: "A JSON configuration file (default: Config/listdelta.json when present).")
-    var config: String?
+    @OptionGroup var file: ConfigurationFileOption
 
     @Option(help: "The data directory holding the SQLite database (default ./data).")
     var data: String?
@@ -24,7 +23,7 @@ struct Backup: ParsableCommand {
     var to: String
 
     func run() throws {
-        var settings = try ServiceConfiguration.load(file: config)
+        var settings = try file.load()
         if let data { settings.dataDirectory = data }
         do {
             let copy = try settings.backupStore(to: to)

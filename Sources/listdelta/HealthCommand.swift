@@ -12,8 +12,7 @@ struct Health: ParsableCommand {
             """
     )
 
-    @Option(help: "A JSON configuration file (default: Config/listdelta.json when present).")
-    var config: String?
+    @OptionGroup var file: ConfigurationFileOption
 
     @Option(help: "The address to ask (default: the configured host, loopback for 0.0.0.0 and ::).")
     var host: String?
@@ -25,7 +24,7 @@ struct Health: ParsableCommand {
     var timeout: Int = 3
 
     func run() throws {
-        let settings = try ServiceConfiguration.load(file: config)
+        let settings = try file.load()
         var address = host ?? settings.host
         if address == "0.0.0.0" { address = "127.0.0.1" }
         if address == "::" { address = "::1" }

@@ -28,8 +28,7 @@ struct Serve: ParsableCommand {
             """
     )
 
-    @Option(help: "A JSON configuration file (default: Config/listdelta.json when present).")
-    var config: String?
+    @OptionGroup var file: ConfigurationFileOption
 
     @Option(help: "The address to bind (default 127.0.0.1).")
     var host: String?
@@ -89,7 +88,7 @@ struct Serve: ParsableCommand {
     }
 
     private func loadConfiguration() throws -> ServiceConfiguration {
-        var settings = try ServiceConfiguration.load(file: config)
+        var settings = try file.load()
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let data { settings.dataDirectory = data }

@@ -13,8 +13,7 @@ struct Token: ParsableCommand {
             """
     )
 
-    @Option(help: "A JSON configuration file (default: Config/listdelta.json when present).")
-    var config: String?
+    @OptionGroup var file: ConfigurationFileOption
 
     @Option(help: "read, or write (which includes read).")
     var scope: String = "read"
@@ -26,7 +25,7 @@ struct Token: ParsableCommand {
     var expiresIn: Int = 900
 
     func run() throws {
-        let settings = try ServiceConfiguration.load(file: config)
+        let settings = try file.load()
         guard !settings.jwtSecret.isEmpty else { throw ValidationError("no jwtSecret is configured (LISTDELTA_JWT_SECRET)") }
         guard let scope = Grant.Scope(rawValue: scope) else { throw ValidationError("--scope must be read or write") }
         guard !lists.isEmpty else { throw ValidationError("name at least one --lists pattern (\"*\" for every list)") }
