@@ -23,6 +23,8 @@ extension ListRepository {
             throw .storage("a stored revision of \(id) does not replay: \(error)")
         } catch let error as EngineError {
             throw error
+        } catch let error as StoreError {
+            throw EngineError.from(error)
         } catch {
             throw .storage("\(error)")
         }
@@ -30,8 +32,9 @@ extension ListRepository {
 
     /// An older revision, walked back from the current document in memory through the stored undo diffs:
     /// its cost grows with the distance walked, at the cost of what each revision changed, and never needs a
-    /// checkpoint. `nil` when the current document is not in memory or a revision on the way has no undo diff
-    /// (written before they were kept).
+    /// checkpoint. `nil` when the current document is not in memory, a revision on the way has no undo diff
+    /// (written before they were kept), or replaying forwards from the checkpoint reads fewer bytes
+    /// (``RebuildPath/cheaper(for:)``, from the stored blobs' lengths).
     ///
     /// The result is not cached: it shares its items with the current document, which the cache would charge
     /// twice, and walking back again is cheap. Its renderings (a document body, a diff) are cached.
@@ -40,6 +43,8 @@ extension ListRepository {
         guard revision < head.revision, let current = documents.value(for: RevisionKey(list: id, revision: head.revision)) else {
             return nil
         }
+        guard let costs = try store.rebuildCosts(id, revision: revision, from: head.revision), RebuildPath.cheaper(for: costs) == .backwards
+        else { return nil }
         guard let chain = try store.undoChain(id, from: head.revision, downTo: revision), chain.allSatisfy({ $0.undo != nil }) else {
             return nil
         }

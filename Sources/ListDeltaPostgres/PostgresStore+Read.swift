@@ -87,6 +87,40 @@ extension PostgresStore {
         return rows
     }
 
+    public func rebuildCosts(_ id: String, revision: Int, from newer: Int) throws(StoreError) -> RebuildCosts? {
+        guard revision <= newer else { return nil }
+        // One statement, one snapshot: the served range, the checkpoint at or below `revision`, and the blobs' lengths.
+        let row: (checkpoint: Int?, forward: Int, rows: Int, undos: Int, backward: Int)? = try call { [client, logger] in
+            let rows = try await client.query(
+                """
+                WITH checkpoint AS (
+                    SELECT max(c.revision) AS revision FROM revision c
+                    WHERE c.list_id = \(id) AND c.is_checkpoint AND c.revision <= \(revision))
+                SELECT checkpoint.revision,
+                    (SELECT COALESCE(sum(CASE WHEN r.revision = checkpoint.revision THEN octet_length(r.snapshot)
+                        ELSE octet_length(r.delta) END), 0)::bigint
+                     FROM revision r WHERE r.list_id = \(id) AND r.revision >= checkpoint.revision AND r.revision <= \(revision)),
+                    (SELECT count(*) FROM revision u WHERE u.list_id = \(id) AND u.revision > \(revision) AND u.revision <= \(newer)),
+                    (SELECT count(u.undo) FROM revision u WHERE u.list_id = \(id) AND u.revision > \(revision) AND u.revision <= \(newer)),
+                    (SELECT COALESCE(sum(octet_length(u.undo)), 0)::bigint FROM revision u
+                     WHERE u.list_id = \(id) AND u.revision > \(revision) AND u.revision <= \(newer))
+                FROM list_head h, checkpoint
+                WHERE h.id = \(id) AND NOT h.is_deleted AND \(revision) BETWEEN h.oldest_revision AND h.revision
+                    AND \(newer) <= h.revision
+                """, logger: logger)
+            for try await values in rows.decode((Int?, Int, Int, Int, Int).self) {
+                return (checkpoint: values.0, forward: values.1, rows: values.2, undos: values.3, backward: values.4)
+            }
+            return nil
+        }
+        guard let row else { return nil }
+        guard let checkpoint = row.checkpoint else { throw .database("no checkpoint for \(id)@\(revision)") }
+        let complete = row.rows == newer - revision && row.undos == row.rows
+        return RebuildCosts(
+            forwardBytes: row.forward, forwardRows: revision - checkpoint + 1, backwardBytes: complete ? row.backward : nil,
+            backwardRows: newer - revision)
+    }
+
     public func history(_ id: String, before: Int?, limit: Int) throws(StoreError) -> HistoryPage? {
         let pageSize = max(1, limit)
         return try call { [client, logger] in

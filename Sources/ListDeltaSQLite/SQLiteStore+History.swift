@@ -65,4 +65,40 @@ extension SQLiteStore {
             }
         }
     }
+
+    /// What rebuilding a revision reads each way, in stored bytes, from one consistent snapshot; the blobs' lengths
+    /// are read from their records, not the blobs.
+    ///
+    /// - Returns: `nil` when `revision` or `newer` is not served, or `newer` is below `revision`.
+    /// - Throws: ``StoreError/database(_:)`` on I/O failure or when the stored chain has no checkpoint.
+    /// - Complexity: O(*k* + log *n*) for the *k* rows between the checkpoint and `newer`.
+    public func rebuildCosts(_ id: String, revision: Int, from newer: Int) throws(StoreError) -> RebuildCosts? {
+        try StoreError.catching {
+            try pool.read { db in
+                guard let head = try HeadRecord.fetchOne(db, key: id), !head.isDeleted, revision <= newer,
+                    (head.oldestRevision...head.revision).contains(revision), newer <= head.revision
+                else { return nil }
+                guard let checkpoint = try RevisionRecord.latestCheckpoint(db, listID: id, atOrBelow: revision) else {
+                    throw StoreError.database("no checkpoint for \(id)@\(revision)")
+                }
+                let forward = try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COALESCE(SUM(CASE WHEN revision = ? THEN length(snapshot) ELSE length(delta) END), 0)
+                        FROM revision WHERE list_id = ? AND revision >= ? AND revision <= ?
+                        """,
+                    arguments: [checkpoint, id, checkpoint, revision]) ?? 0
+                let backward = try Row.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*), COUNT(undo), COALESCE(SUM(length(undo)), 0) FROM revision WHERE list_id = ? AND revision > ? AND revision <= ?",
+                    arguments: [id, revision, newer])
+                let rows: Int = backward?[0] ?? 0
+                let undos: Int = backward?[1] ?? 0
+                let complete = rows == newer - revision && undos == rows
+                return RebuildCosts(
+                    forwardBytes: forward, forwardRows: revision - checkpoint + 1,
+                    backwardBytes: complete ? (backward?[2] ?? 0) : nil, backwardRows: newer - revision)
+            }
+        }
+    }
 }

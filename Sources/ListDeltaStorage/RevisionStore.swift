@@ -30,6 +30,12 @@ public protocol RevisionStore: Sendable {
     /// - Complexity: O(*k* + log *n*) plus the blob sizes, for *k* = `start - target`.
     func undoChain(_ id: String, from start: Int, downTo target: Int) throws(StoreError) -> [StoredUndo]?
 
+    /// What rebuilding `revision` reads each way, from one consistent snapshot and without reading a blob: forwards
+    /// from its checkpoint, or back from the newer served revision `newer` through undo diffs. `nil` when either is
+    /// not a served revision of the live list, or `newer` is below `revision`.
+    /// - Complexity: O(*k* + log *n*) for the *k* rows between, of which only the lengths are read.
+    func rebuildCosts(_ id: String, revision: Int, from newer: Int) throws(StoreError) -> RebuildCosts?
+
     /// A page of the served revisions' summaries of a live list, newest first, below `before` (all when `nil`);
     /// `nil` when the list is deleted or absent.
     /// - Complexity: O(*limit* + log *n*).

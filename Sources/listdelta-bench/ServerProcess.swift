@@ -35,6 +35,13 @@ final class ServerProcess {
         throw BenchHTTPClient.Failure(description: "the server did not answer /healthz within 30 s")
     }
 
+    /// Kills the server (SIGKILL, as a crash would) and waits for it; does nothing when it already stopped.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Stops the server (SIGTERM, then waits for it); does nothing when it already stopped.
     func stop() {
         guard process.isRunning else { return }

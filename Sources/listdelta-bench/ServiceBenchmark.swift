@@ -16,6 +16,9 @@ struct ServiceBenchmark: ParsableCommand {
     @Option(help: "Revisions written for the disk figure (10 edits each).")
     var revisions = 1_000
 
+    @Option(help: "Wholesale rewrites of a 100-item list whose old revisions are read after a restart.")
+    var rewrites = 600
+
     @Option(help: "Timed requests per latency figure (median printed).")
     var runs = 9
 
@@ -31,7 +34,7 @@ struct ServiceBenchmark: ParsableCommand {
         func startServer() throws -> (ServerProcess, BenchHTTPClient) {
             let server = try ServerProcess(
                 binary: binary ?? ServerProcess.siblingBinary(),
-                arguments: ["--data", directory, "--retention", String(revisions + 200), "--allow-anonymous-writes"],
+                arguments: ["--data", directory, "--retention", String(max(revisions, rewrites) + 200), "--allow-anonymous-writes"],
                 environment: ["LISTDELTA_MAX_BODY_BYTES": String(64 << 20), "LISTDELTA_LOG_LEVEL": "error"]
             )
             let client = BenchHTTPClient(port: server.port)
@@ -134,6 +137,9 @@ struct ServiceBenchmark: ParsableCommand {
             reverted += 1
         }
         print("service revert_ms=\(format(revert))")
+        server.stop()
+        (server, client) = try startServer()
+        try oldReadsAfterRestart(&server, &client, restart: startServer)
     }
 
     /// The database's size after folding its write-ahead log in (what the revisions really cost on disk).

@@ -12,6 +12,7 @@ struct SameBehaviourTests {
         var head: ListHead?
         var chains: [[StoredRevision]?]
         var undo: [StoredUndo]?
+        var costs: [RebuildCosts?]
         var history: HistoryPage?
         var olderHistory: HistoryPage?
         var listed: Bool
@@ -22,10 +23,12 @@ struct SameBehaviourTests {
         let current = head?.revision ?? 0
         let chains = try (max(1, current - 6)...max(1, current + 1)).map { try store.chain(id, upTo: $0) }
         let undo = try store.undoChain(id, from: current, downTo: max(head?.oldestRevision ?? 0, current - 3))
+        let costs = try (max(1, current - 6)...max(1, current + 1)).map { try store.rebuildCosts(id, revision: $0, from: current) }
         let history = try store.history(id, before: nil, limit: 3)
         let older = try store.history(id, before: max(1, current - 2), limit: 2)
         let listed = try store.lists(after: String(id.dropLast()), limit: 5).contains { $0.id == id }
-        return Observation(head: head, chains: chains, undo: undo, history: history, olderHistory: older, listed: listed)
+        return Observation(
+            head: head, chains: chains, undo: undo, costs: costs, history: history, olderHistory: older, listed: listed)
     }
 
     /// Creates, updates past retention with checkpoints, conflicts, deletes, recreates (numbering continues).

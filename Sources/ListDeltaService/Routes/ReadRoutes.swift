@@ -94,11 +94,18 @@ struct ReadRoutes {
         }
         guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
         guard context.repository.isServable(revision, head: list.head) else { throw ServiceError(context.repository.notServed(revision, head: list.head)) }
-        let document = try ServiceError.mapping { () throws(EngineError) in try context.repository.document(list.head.id, revision: revision, head: list.head) }
-        // A revision's document never changes: revision numbers are never reused.
+        // A revision's document never changes (revision numbers are never reused): rendered once, it is not rebuilt.
+        let rendered: RenderedBody
+        if let cached = context.bodies.cachedDocument(list.head.id, revision: revision) {
+            rendered = cached
+        } else {
+            rendered = context.bodies.document(try ServiceError.mapping { () throws(EngineError) in
+                try context.repository.document(list.head.id, revision: revision, head: list.head)
+            })
+        }
         return Responses.representation(
-            context.bodies.document(document), etag: String(revision), contentType: "application/json",
-            cacheControl: context.immutableCacheControl, request: request)
+            rendered, etag: String(revision), contentType: "application/json", cacheControl: context.immutableCacheControl,
+            request: request)
     }
 
     private static func sections(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
