@@ -58,13 +58,7 @@ public final class ChangeHub: Sendable {
 
     /// Parks a poll on `lists`; `nil` when the server is shutting down. Returns the token to `unpark` it.
     public func park(lists: [String], _ watcher: @escaping Watcher) -> Int? {
-        state.withLock { state in
-            guard !state.isShuttingDown else { return nil }
-            state.nextToken += 1
-            state.parked[state.nextToken] = Watch(lists: lists, watcher: watcher)
-            state.add(state.nextToken, to: lists, in: \.polls)
-            return state.nextToken
-        }
+        register(Watch(lists: lists, watcher: watcher), in: \.parked, indexedIn: \.polls)
     }
 
     /// Removes a parked poll from all its lists; `true` when it was still parked (so the caller owns its answer).
@@ -78,11 +72,18 @@ public final class ChangeHub: Sendable {
 
     /// Adds an event stream on `lists`; `nil` while shutting down.
     public func subscribe(lists: [String], _ watcher: @escaping Watcher) -> Int? {
+        register(Watch(lists: lists, watcher: watcher), in: \.subscribed, indexedIn: \.streams)
+    }
+
+    /// Adds `watch` under a new token to `watches` and to its lists' `index`; `nil` while shutting down.
+    private func register(
+        _ watch: Watch, in watches: WritableKeyPath<State, [Int: Watch]>, indexedIn index: WritableKeyPath<State, [String: Set<Int>]>
+    ) -> Int? {
         state.withLock { state in
             guard !state.isShuttingDown else { return nil }
             state.nextToken += 1
-            state.subscribed[state.nextToken] = Watch(lists: lists, watcher: watcher)
-            state.add(state.nextToken, to: lists, in: \.streams)
+            state[keyPath: watches][state.nextToken] = watch
+            state.add(state.nextToken, to: watch.lists, in: index)
             return state.nextToken
         }
     }

@@ -11,7 +11,7 @@ extension ServiceBenchmark {
         let json = ["Content-Type": "application/json"]
         var listBytes = 0
         for revision in 1...rewrites {
-            let items = (0..<100).map { #"{"id":"r\#(revision)-\#($0)","model":{"title":"item \#($0) of revision \#(revision)","n":\#($0)}}"# }
+            let items = (0..<100).map { #"{"id":"r\#(revision)-\#($0)","model":{"title":"item \#($0) of revision \#(revision)","n":\#($0),"detail":"a line of detail that makes the item about a hundred bytes"}}"# }
             let body = Array(#"{"kind":"array","title":"Rewritten","items":["#.utf8) + Array(items.joined(separator: ",").utf8) + Array("]}".utf8)
             listBytes = body.count
             let response = try client.request("PUT", "/v1/lists/rewritten", headers: json, body: body)
