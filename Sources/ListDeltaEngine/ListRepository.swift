@@ -4,10 +4,11 @@ public import ListDeltaStorage
 
 /// The lists: their revisions in the store, the hot ones in memory, writes serialised per list.
 ///
-/// Reads of a current document touch memory only; an older revision is rebuilt from the nearest checkpoint (or
-/// the nearest revision still in memory) by replaying deltas. Writes to one list are serialised by that list's
-/// own lock (writes to other lists never wait for it), so of racing writers with the same `If-Match` exactly one
-/// wins; a write is acknowledged only after the store committed it.
+/// Reads of a current document touch memory only; an older revision is rebuilt the cheaper way
+/// (``RebuildPath``): walked back from the current document through undo diffs, or replayed forwards from the
+/// nearest checkpoint (or a newer revision of its chain still in memory). Writes to one list are serialised by
+/// that list's own lock (writes to other lists never wait for it), so of racing writers with the same `If-Match`
+/// exactly one wins; a write is acknowledged only after the store committed it.
 ///
 /// With a store other instances write to (``RevisionStore/isShared``), cached heads may lag behind the store:
 /// they are corrected by announcements (``announce(_:revision:deleted:)``, from the store's notifications), a read
@@ -44,7 +45,7 @@ public final class ListRepository: Sendable {
     ///   - cachedHeads: How many list heads are kept in memory.
     ///   - loopCheck: Tells the threads that must never block (an HTTP server's event loops).
     ///   - rebuilds: Where rebuilds of revisions not in memory are counted.
-    /// - Throws: ``EngineError/storage(_:)`` when the ids cannot be read.
+    /// - Throws: The store's failure as an ``EngineError`` (``EngineError/from(_:)``) when the ids cannot be read.
     public init(
         store: any RevisionStore, limits: DocumentLimits, cacheBytes: Int, cachedHeads: Int = 100_000, loopCheck: EventLoopCheck = .none,
         rebuilds: RebuildStatistics = RebuildStatistics()
