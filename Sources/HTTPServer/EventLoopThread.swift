@@ -1,8 +1,8 @@
 import Glibc
 
-/// Which threads are event-loop threads, for the debug-build assertions of the threading model: loop-only code
-/// asserts it runs on its own loop (``EventLoop`` checks that itself), and code that may block (a store, a
-/// rebuild, a compression) asserts with ``assertNotOnLoop(_:file:line:)`` that it never runs on any loop.
+/// Which threads are event-loop threads, for the checks of the threading model: loop-only code asserts it runs on
+/// its own loop (``EventLoop`` checks that itself), and ``isCurrent`` tells code that may block (a store, a
+/// rebuild, a compression) that it was called on a loop: the service hands it to the engine's `EventLoopCheck`.
 public enum EventLoopThread {
     /// A thread-specific marker set by each loop thread when it starts.
     private static let key: pthread_key_t = {
@@ -18,11 +18,4 @@ public enum EventLoopThread {
 
     /// Whether the calling thread runs an event loop.
     public static var isCurrent: Bool { pthread_getspecific(key) != nil }
-
-    /// Stops a debug build when called on an event loop's thread: `work` may block (disk, a lock held across a
-    /// commit, a long computation) and belongs on a worker. Compiled out of release builds.
-    @inlinable
-    public static func assertNotOnLoop(_ work: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
-        assert(!isCurrent, "\(work()) must not run on an event loop thread", file: file, line: line)
-    }
 }

@@ -53,7 +53,7 @@ public final class RenderCache: Sendable {
     }
 
     /// Renders a diff in a format; a JSON Patch needs both documents.
-    public static func render(_ diff: ListDiff, from old: ListDocument, to new: ListDocument, format: DiffFormat) -> RenderedBody {
+    private static func render(_ diff: ListDiff, from old: ListDocument, to new: ListDocument, format: DiffFormat) -> RenderedBody {
         switch format {
         case .batch: return RenderedBody(diff.jsonValue)
         case .jsonPatch: return RenderedBody(JSONPatch(diff: diff, from: old, to: new).jsonValue)

@@ -2,7 +2,6 @@ import HTTPServer
 public import ListDeltaAccess
 import ListDeltaEngine
 public import ListDeltaService
-import ListDeltaEngine
 public import Logging
 public import Prometheus
 

@@ -2,7 +2,6 @@ public import HTTPServer
 public import ListDeltaAccess
 import ListDeltaCore
 import ListDeltaEngine
-import ListDeltaEngine
 public import ListDeltaStorage
 public import Logging
 import Metrics
