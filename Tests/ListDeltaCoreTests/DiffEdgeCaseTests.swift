@@ -150,4 +150,37 @@ import Testing
         diff.items.moved = [Move(from: ItemPath(section: 0, item: 5), to: ItemPath(section: 0, item: 0))]
         #expect(throws: DiffApplicationError.self) { try diff.apply(to: flat(["a"])) }
     }
+
+    @Test func aRemovedBlockLongerThanTheLookAheadLeavesOnlyTheEditToTheHashTable() {
+        // A block of 300 items deleted, and 200 moved away to the end: the first pass must find its place again
+        // after each, or every later item would be matched through the hash table.
+        let ids = (0..<5_000).map { "item-\($0)" }
+        var edited = ids
+        edited.removeSubrange(1_000..<1_300)
+        let movedAway = edited[3_000..<3_200]
+        edited.removeSubrange(3_000..<3_200)
+        edited.append(contentsOf: movedAway)
+        let old = flat(ids)
+        let new = flat(edited, revision: 2)
+        var sections = SectionChanges()
+        let matching = SectionMatching(old: old.sections, new: new.sections, into: &sections)
+        var differ = ItemDiffer(old: old.sections, new: new.sections, matching: matching)
+        var changes = ItemChanges()
+        differ.fill(&changes)
+        #expect(differ.hashedItems < 300, "\(differ.hashedItems) items went to the hash table")
+        let diff = ListDiff(from: old, to: new)
+        #expect(diff.items.deleted.count == 300)
+        #expect(diff.items.moved.count == 200)
+        expectExactDiff(diff, from: old, to: new)
+    }
+
+    @Test func itemsSharingContentButNotTheirIDAreDifferent() {
+        let item = ListItem(id: "a", type: "Text", cell: "TextCell", model: ["text": "same"])
+        var renamed = item
+        renamed.id = "b"
+        #expect(item != renamed)
+        #expect(!item.hasDifferentContent(from: renamed))
+        #expect(renamed.id == "b" && item.id == "a")
+    }
 }
+

@@ -7,6 +7,8 @@
 struct ItemDiffer {
     /// How many old items past the cursor the first pass looks at before it defers an item to the hash table.
     private static let lookAhead = 8
+    /// How many new items in a row the cursor must miss before it scans further ahead (see `matchInOrder`).
+    private static let resyncAfter = 4
 
     private let old: [ListSection]
     private let new: [ListSection]
@@ -17,6 +19,8 @@ struct ItemDiffer {
     private var oldMatched: [Bool] = []
     /// For each new section, the flat old index of each of its items, or -1 (empty for inserted sections).
     private var sources: [[Int32]] = []
+    /// How many new items in surviving sections the first pass left to the hash table (after `fill`).
+    private(set) var hashedItems = 0
 
     init(old: [ListSection], new: [ListSection], matching: SectionMatching) {
         self.old = old
@@ -39,6 +43,7 @@ struct ItemDiffer {
         for newSection in new.indices where matching.newToOld[newSection] >= 0 {
             matchInOrder(newSection: newSection, deferring: &deferred)
         }
+        hashedItems = deferred.count
         if !deferred.isEmpty { matchByHash(deferred) }
         for newSection in new.indices where matching.newToOld[newSection] >= 0 {
             emit(newSection: newSection, into: &changes)
@@ -52,6 +57,12 @@ struct ItemDiffer {
     }
 
     /// First pass: a forward cursor over the old section with the same id.
+    ///
+    /// The cursor looks `lookAhead` old items ahead. A run of more removed old items than that (a block deleted
+    /// or moved away) would leave it behind for good, and every later item would go to the hash table; so after
+    /// `resyncAfter` new items in a row that it did not find, it also scans further ahead for the current one,
+    /// twice as far after each further miss. Those scans read at most one old item per old item of the section
+    /// in all, which keeps the pass O(*n*) when nothing is in order (a shuffle).
     private mutating func matchInOrder(newSection: Int, deferring deferred: inout [ItemPath]) {
         let oldSection = Int(matching.newToOld[newSection])
         let start = oldStarts[oldSection]
@@ -59,16 +70,28 @@ struct ItemDiffer {
         new[newSection].items.withUnsafeBufferPointer { newItems in
             old[oldSection].items.withUnsafeBufferPointer { oldItems in
                 var cursor = 0
+                var misses = 0
+                var scanBudget = oldItems.count
                 for index in newItems.indices {
                     let id = newItems[index].id
                     let limit = min(oldItems.count, cursor + Self.lookAhead)
                     var probe = cursor
                     while probe < limit, oldItems[probe].id != id { probe += 1 }
-                    if probe < limit {
+                    if probe == limit, misses >= Self.resyncAfter, scanBudget > 0 {
+                        let reach = min(oldItems.count, limit + min(scanBudget, 1 << min(misses, 30)))
+                        while probe < reach, oldItems[probe].id != id { probe += 1 }
+                        scanBudget -= probe - limit
+                        if probe == reach { probe = oldItems.count }
+                    } else if probe == limit {
+                        probe = oldItems.count
+                    }
+                    if probe < oldItems.count {
                         found[index] = start + Int32(probe)
                         oldMatched[Int(start) + probe] = true
                         cursor = probe + 1
+                        misses = 0
                     } else {
+                        misses += 1
                         deferred.append(ItemPath(section: newSection, item: index))
                     }
                 }
@@ -84,16 +107,23 @@ struct ItemDiffer {
             let start = Int(oldStarts[oldSection])
             section.items.withUnsafeBufferPointer { items in
                 for index in items.indices where !oldMatched[start + index] {
-                    table.insert(items[index].id, Int32(start + index))
+                    table.insert(hash: IDTable.hash(items[index].id), Int32(start + index))
                 }
             }
         }
         for path in deferred {
-            let flat = table.find(new[path.section].items[path.item].id)
+            let id = new[path.section].items[path.item].id
+            let flat = table.find(hash: IDTable.hash(id)) { oldID(ofFlat: $0) == id }
             guard flat >= 0 else { continue }
             sources[path.section][path.item] = flat
             oldMatched[Int(flat)] = true
         }
+    }
+
+    /// The id of the old item at flat index `flat`.
+    private func oldID(ofFlat flat: Int32) -> String {
+        let section = old.count == 1 ? 0 : oldSection(ofFlat: flat)
+        return old[section].items[Int(flat - oldStarts[section])].id
     }
 
     /// The old section holding flat index `flat`: the last section starting at or before it (empty sections
@@ -120,18 +150,7 @@ struct ItemDiffer {
         let oldStart = oldStarts[oldSection]
         let oldEnd = oldStart + Int32(old[oldSection].items.count)
         let found = sources[newSection]
-        var samePositions: [Int32] = []
-        var sameOldIndexes: [Int32] = []
-        samePositions.reserveCapacity(found.count)
-        sameOldIndexes.reserveCapacity(found.count)
-        for index in found.indices where found[index] >= oldStart && found[index] < oldEnd {
-            samePositions.append(Int32(index))
-            sameOldIndexes.append(found[index] - oldStart)
-        }
-        var staying = [Bool](repeating: false, count: found.count)
-        for (position, stays) in LongestIncreasingSubsequence.members(of: sameOldIndexes).enumerated() where stays {
-            staying[Int(samePositions[position])] = true
-        }
+        let staying = LongestIncreasingSubsequence.members(of: found, within: oldStart..<oldEnd)
         // Items are read in place through buffers: copying them would retain every model.
         new[newSection].items.withUnsafeBufferPointer { items in
             old[oldSection].items.withUnsafeBufferPointer { sameSectionItems in
