@@ -89,10 +89,25 @@ extension ListRepository {
     }
 
     /// Reads the head and the current document and checks the preconditions on them.
+    ///
+    /// The head is the cached one when the cache holds it. On a shared store another instance may have committed
+    /// since (its announcement not received yet): a write built on that stale head is refused by the store like a
+    /// lost race, and a precondition that fails on it is checked again on the store's own head before it is
+    /// reported, so a client is never refused for a revision this instance had not heard of.
     func writeBase(_ id: String, preconditions: WritePreconditions, mustExist: Bool) throws(EngineError) -> WriteBase {
-        // Another instance may have written since the head was cached: a shared store's write starts from its head.
         let headGeneration = heads.generation
-        let head = store.isShared ? try storedHead(id) : try self.head(id)
+        let head = try self.head(id)
+        do {
+            return try writeBase(id, head: head, generation: headGeneration, preconditions: preconditions, mustExist: mustExist)
+        } catch where store.isShared {
+            let generation = heads.generation
+            return try writeBase(id, head: try storedHead(id), generation: generation, preconditions: preconditions, mustExist: mustExist)
+        }
+    }
+
+    private func writeBase(
+        _ id: String, head: ListHead?, generation: Int, preconditions: WritePreconditions, mustExist: Bool
+    ) throws(EngineError) -> WriteBase {
         let live = head.flatMap { $0.isDeleted ? nil : $0 }
         if mustExist, live == nil { throw .notFound("there is no list \"\(id)\"") }
         if let failure = Self.failedIfMatch(preconditions, current: live?.revision) { throw failure }
@@ -103,7 +118,7 @@ extension ListRepository {
             throw .preconditionFailed(current: live.revision, detail: "If-None-Match: * but the list exists at revision \(live.revision)")
         }
         let previous = try live.map { (head) throws(EngineError) in try document(id, revision: head.revision, head: head) }
-        return WriteBase(id: id, headGeneration: headGeneration, live: live, previous: previous, nextRevision: (head?.revision ?? 0) + 1)
+        return WriteBase(id: id, headGeneration: generation, live: live, previous: previous, nextRevision: (head?.revision ?? 0) + 1)
     }
 
     /// Commits `next` on `base` (unless it changes nothing); `nil` when it lost a race to another instance.
@@ -141,8 +156,11 @@ extension ListRepository {
         let newHead: ListHead
         do {
             newHead = try store.append(write)
-        } catch .conflict where store.isShared && preconditions.retriesAfterRace && !lastAttempt {
-            return nil
+        } catch .conflict(let current) where store.isShared {
+            // Another instance committed first: the cached head is stale, and the next attempt reads the store's.
+            heads.forget(id)
+            if preconditions.retriesAfterRace && !lastAttempt { return nil }
+            throw EngineError.from(.conflict(current: current))
         } catch {
             throw EngineError.from(error)
         }

@@ -93,6 +93,7 @@ enum PostgresSchema {
                 try await connection.query("INSERT INTO listdelta_schema (version) VALUES (\(index + 1))", logger: logger)
                 logger.info("migrated the PostgreSQL schema", metadata: ["version": "\(index + 1)"])
             }
+            try await AppendFunction.create(on: connection, logger: logger)
         }
     }
 }

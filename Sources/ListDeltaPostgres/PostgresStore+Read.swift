@@ -30,12 +30,19 @@ extension PostgresStore {
     }
 
     public func head(_ id: String) throws(StoreError) -> ListHead? {
-        try call { [client, logger] in
+        try storedHead(id)?.head
+    }
+
+    /// The stored head of `id` read through the pool (remembered as the head last seen, for appends).
+    func storedHead(_ id: String) throws(StoreError) -> StoredHead? {
+        let head: StoredHead? = try call { [client, logger] in
             for try await row in try await client.query("SELECT \(unescaped: Self.headColumns) FROM list_head WHERE id = \(id)", logger: logger) {
-                return try Self.decodeHead(row).head
+                return try Self.decodeHead(row)
             }
             return nil
         }
+        if let head { knownHeads.remember(head) } else { knownHeads.forget(id) }
+        return head
     }
 
     public func chain(_ id: String, upTo revision: Int) throws(StoreError) -> [StoredRevision]? {

@@ -4,30 +4,60 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresStore {
+    /// Commits `write` in one round trip when this instance knows the list's head (see ``AppendFunction``): the
+    /// head is decided here from the head last seen, and the database applies it only if that is still the head.
+    /// A head unknown here (the first write of a list by this process, when it is not a create) is read first;
+    /// a head that moved is decided again on the head the database returned, up to a bound, past which the write
+    /// is reported as the conflict it most likely is.
     public func append(_ write: RevisionWrite) throws(StoreError) -> ListHead {
-        let retention = configuration.retention
-        let instance = self.instance
-        return try call { [client, logger] in
-            try await client.withTransaction(logger: logger) { connection in
-                try await Self.lock(write.listID, on: connection, logger)
-                let current = try await Self.storedHead(write.listID, on: connection, logger: logger, locking: false)
-                let next = try StoredHead.appending(write, to: current, retention: retention)
-                try await Self.save(next, on: connection, logger)
-                try await Self.insertRevision(write, number: next.head.revision, on: connection, logger)
-                // Rows before the latest checkpoint at or below the oldest served revision rebuild nothing served.
-                try await connection.query(
-                    """
-                    DELETE FROM revision WHERE list_id = \(write.listID) AND revision < (SELECT max(revision) FROM revision
-                        WHERE list_id = \(write.listID) AND is_checkpoint AND revision <= \(next.head.oldestRevision))
-                    """, logger: logger)
-                try await Self.announce(AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID), on: connection, logger)
+        var base = knownHeads.head(write.listID)
+        // Whether `base` is the database's answer in this call, rather than what this instance saw before.
+        var isFresh = false
+        if base == nil, write.expectedRevision != nil {
+            base = try storedHead(write.listID)
+            isFresh = true
+        }
+        for _ in 0..<Self.appendAttempts {
+            let next: StoredHead
+            do {
+                next = try StoredHead.appending(write, to: base, retention: configuration.retention)
+            } catch .conflict where !isFresh {
+                // The writer knows of a revision this instance has not seen: ask the database.
+                base = try storedHead(write.listID)
+                isFresh = true
+                continue
+            }
+            let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID).text
+            let result: AppendFunction.Result
+            do {
+                result = try call { [client, logger, base] in
+                    try await AppendFunction.call(write, next: next, base: base, announcement: announcement, client: client, logger: logger)
+                }
+            } catch {
+                // Whether it committed is unknown: the next write of this list reads its head first.
+                knownHeads.forget(write.listID)
+                throw error
+            }
+            switch result {
+            case .applied:
+                knownHeads.remember(next)
                 return next.head
+            case .headMoved(let current):
+                if let current { knownHeads.remember(current) } else { knownHeads.forget(write.listID) }
+                base = current
+                isFresh = true
             }
         }
+        throw .conflict(current: base.flatMap { $0.head.isDeleted ? nil : $0.head.revision })
     }
+
+    /// How many times one append is decided again on a head that moved before it is reported as a conflict.
+    static let appendAttempts = 4
 
     public func delete(_ id: String, expectedRevision: Int?) throws(StoreError) -> ListHead? {
         let instance = self.instance
+        // The head changes (or may have, if the call fails): the next append reads it first.
+        defer { knownHeads.forget(id) }
         return try call { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.lock(id, on: connection, logger)
@@ -63,25 +93,6 @@ extension PostgresStore {
                 checkpoint_revision = EXCLUDED.checkpoint_revision, kind = EXCLUDED.kind, section_count = EXCLUDED.section_count,
                 item_count = EXCLUDED.item_count, delta_bytes_since_checkpoint = EXCLUDED.delta_bytes_since_checkpoint,
                 checkpoint_bytes = EXCLUDED.checkpoint_bytes
-            """, logger: logger)
-    }
-
-    private static func insertRevision(_ write: RevisionWrite, number: Int, on connection: PostgresConnection, _ logger: Logger) async throws {
-        let summary = write.summary
-        let counts = summary?.changeCounts ?? Array(repeating: nil, count: 8)
-        let committedAt = summary?.committedAtMilliseconds
-        let origin = summary?.origin?.storedName
-        let originRevision = summary?.origin?.revertedTo
-        let delta = write.delta.map { ByteBuffer(bytes: $0) }
-        let snapshot = write.snapshot.map { ByteBuffer(bytes: $0) }
-        let undo = write.undo.map { ByteBuffer(bytes: $0) }
-        try await connection.query(
-            """
-            INSERT INTO revision (list_id, revision, is_checkpoint, committed_at_ms, origin, origin_revision, section_count, item_count, \
-            \(unescaped: RevisionSummary.changeColumns.joined(separator: ", ")), delta, snapshot, undo)
-            VALUES (\(write.listID), \(number), \(write.snapshot != nil), \(committedAt), \(origin), \(originRevision), \
-            \(summary?.sectionCount), \(summary?.itemCount), \(counts[0]), \(counts[1]), \(counts[2]), \(counts[3]), \
-            \(counts[4]), \(counts[5]), \(counts[6]), \(counts[7]), \(delta), \(snapshot), \(undo))
             """, logger: logger)
     }
 

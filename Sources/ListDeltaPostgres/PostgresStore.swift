@@ -31,6 +31,8 @@ public final class PostgresStore: SharedRevisionStore {
     let logger: Logger
     /// This process's name in announcements, by which it skips its own.
     let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    /// The head of each list as last seen here, from which appends are decided without reading it first.
+    let knownHeads = KnownHeads()
     private let running: Task<Void, Never>
     private let reachable = Atomic<Bool>(true)
     private let listener = Mutex<AnnouncementListener?>(nil)

@@ -35,6 +35,29 @@ struct SharingTests {
         }
     }
 
+    @Test func anAppendDecidedFromAHeadAnotherInstanceMovedIsDecidedAgain() async throws {
+        try await withTwoInstances { first, second in
+            let id = uniqueID("stale")
+            _ = try first.append(.create(id))
+            // The second instance last saw revision 1; the first then moves the head to 3, with a checkpoint.
+            _ = try second.head(id)
+            _ = try first.append(.update(id, expected: 1))
+            _ = try first.append(.update(id, expected: 2, checkpoint: true))
+            // A writer that heard of revision 3 writes through the second instance: its stale head is refused by
+            // the database, and the write is decided again on the head the database returned.
+            let head = try second.append(.update(id, expected: 3))
+            #expect(head.revision == 4)
+            #expect(head.checkpointBytes == 32 && head.deltaBytesSinceCheckpoint == 8)
+            #expect(try first.head(id) == head)
+            // A writer still expecting revision 3 through the first instance (whose own head says 3) conflicts.
+            #expect(throws: StoreError.conflict(current: 4)) { try first.append(.update(id, expected: 3)) }
+            // Recreated after a delete through the other instance: numbering goes on from the tombstone.
+            _ = try second.delete(id, expectedRevision: 4)
+            #expect(try first.append(.create(id)).revision == 5)
+            #expect(try second.chain(id, upTo: 5)?.map(\.revision) == [5])
+        }
+    }
+
     @Test func anotherInstancesCommitsAreAnnouncedInOrderAndOwnOnesAreNot() async throws {
         try await withTwoInstances { writer, reader in
             let heard = Mutex<[StoreAnnouncement]>([])
