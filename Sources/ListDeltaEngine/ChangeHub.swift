@@ -126,6 +126,11 @@ public final class ChangeHub: Sendable {
     }
 
     /// Every list some poll or stream watches now.
+    /// Whether a poll or a stream watches `list` now.
+    public func isWatched(_ list: String) -> Bool {
+        state.withLock { state in state.polls[list] != nil || state.streams[list] != nil }
+    }
+
     public var watchedLists: [String] {
         state.withLock { state in Array(Set(state.polls.keys).union(state.streams.keys)) }
     }

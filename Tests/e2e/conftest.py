@@ -3,6 +3,7 @@
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -328,6 +329,15 @@ class SSEClient:
             self.sock.close()
         except OSError:
             pass
+
+
+def metric(server, name, **labels):
+    """A sample's value from the server's /metrics (None when absent)."""
+    for line in server.get("/metrics").text.splitlines():
+        m = re.match(r"^([A-Za-z_:][\w:]*)(\{[^}]*\})?\s+(\S+)", line)
+        if m and m.group(1) == name and all(f'{k}="{v}"' in (m.group(2) or "") for k, v in labels.items()):
+            return float(m.group(3))
+    return None
 
 
 def held_diff_poll(server, list_id, from_revision, wait=20):

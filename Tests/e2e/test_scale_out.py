@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from conftest import held_diff_poll, assert_problem, sections_doc, uid
+from conftest import held_diff_poll, assert_problem, metric, sections_doc, uid
 from listdelta_apply import apply_batch_diff, canon_sections
 
 pg_support = pytest.importorskip("pg_support")
@@ -44,6 +44,33 @@ def test_a_write_on_one_instance_wakes_a_long_poll_on_the_other_within_a_second(
     assert result["at"] - written_at < 1.0, result["at"] - written_at
     assert (result["body"]["from"], result["body"]["to"]) == (rev, rev + 1)
     assert len(result["body"]["items"]["inserted"]) == 1
+
+
+def test_polls_woken_on_the_other_instance_share_one_rendering_of_the_new_revision(pair):
+    a, b = pair
+    lid = uid()
+    rev = a.put(lid, doc(1)).json()["revision"]
+    polls = [held_diff_poll(b, lid, rev) for _ in range(40)]
+    deadline = time.monotonic() + 10
+    while metric(b, "listdelta_parked_polls") != 40:
+        assert time.monotonic() < deadline, f"parked: {metric(b, 'listdelta_parked_polls')}"
+        time.sleep(0.05)
+    rendered_before = metric(b, "listdelta_remote_revisions_rendered_total") or 0
+    assert a.put(lid, doc(2, [{"id": "x", "cell": "C", "model": {}}])).status_code == 200
+    bodies = []
+    for thread, result in polls:
+        thread.join(10)
+        assert result.get("status") == 200, result
+        bodies.append(result["body"])
+    assert all(body == bodies[0] for body in bodies)
+    assert (bodies[0]["from"], bodies[0]["to"]) == (rev, rev + 1)
+    before = a.get(f"/v1/lists/{lid}", params={"revision": rev}).json()
+    assert apply_batch_diff(before, bodies[0]) == {"sections": canon_sections(a.get(f"/v1/lists/{lid}").json())}
+    # One rendering on b for the forty watchers; a revision nobody on b watches is not rendered at all.
+    assert metric(b, "listdelta_remote_revisions_rendered_total") == rendered_before + 1
+    assert a.put(lid, doc(3)).status_code == 200
+    time.sleep(0.5)
+    assert metric(b, "listdelta_remote_revisions_rendered_total") == rendered_before + 1
 
 
 def test_an_event_stream_sees_every_revision_written_through_both_instances_in_order_once(pair):

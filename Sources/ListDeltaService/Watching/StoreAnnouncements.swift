@@ -21,7 +21,9 @@ extension ServiceContext {
         switch announcement {
         case .committed(let list, let revision):
             repository.announce(list, revision: revision, deleted: false)
-            hub.publish(list: list, .committedElsewhere(revision: revision))
+            // Nobody watching: a watcher that registers from now on reads the corrected head itself.
+            guard hub.isWatched(list) else { return }
+            continueWork { self.publishElsewhere(list, revision: revision) }
         case .deleted(let list, let revision):
             repository.announce(list, revision: revision, deleted: true)
             hub.publish(list: list, .deleted)
@@ -32,6 +34,27 @@ extension ServiceContext {
             repository.resumeHeadCache()
             continueWork { self.recheckWatchedLists() }
         }
+    }
+
+    /// Tells the watchers of `list` about a revision another instance committed: the diff from the revision
+    /// before is rendered once, here, and handed to every watcher as a local commit's is (those at another
+    /// revision, or when it cannot be rendered, read what they need themselves).
+    ///
+    /// Runs on the read pool, so two announcements of one list may be published out of order: watchers take a
+    /// revision's event only when it follows the revision they hold, and catch up otherwise.
+    private func publishElsewhere(_ list: String, revision: Int) {
+        let outcome: WriteOutcome?
+        do {
+            outcome = try repository.committedElsewhere(list, revision: revision)
+        } catch {
+            outcome = nil
+        }
+        guard let outcome else {
+            hub.publish(list: list, .committedElsewhere(revision: revision))
+            return
+        }
+        Counter(label: "listdelta_remote_revisions_rendered_total").increment()
+        hub.publish(list: list, .revision(outcome, batch: bodies.remember(diffOf: outcome)))
     }
 
     /// After announcements resumed, tells the watchers of every watched list where it stands now: a commit made
