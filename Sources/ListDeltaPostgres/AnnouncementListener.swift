@@ -36,6 +36,7 @@ final class AnnouncementListener: Sendable {
                                     switch payload.kind {
                                     case .committed: handler(.committed(list: payload.list, revision: payload.revision))
                                     case .deleted: handler(.deleted(list: payload.list, revision: payload.revision))
+                                    case .source: handler(.sourceChanged(list: payload.list))
                                     }
                                 }
                                 throw StoreError.unavailable("the listening connection closed")

@@ -29,7 +29,8 @@ extension PostgresStore: SourceStore {
     public func attachSource(
         list: String, settings: String, state: String, owner: String, nowMilliseconds: Int64, leaseMilliseconds: Int64, maximumSources: Int
     ) throws(StoreError) -> (created: Bool, source: StoredSource) {
-        try call { [client, logger] in
+        let announcement = AnnouncementPayload(instance: instance, kind: .source, revision: 0, list: list)
+        return try call { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 // One attach at a time, so that the count and the insert agree across instances.
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.sourceAttachLock))", logger: logger)
@@ -57,6 +58,8 @@ extension PostgresStore: SourceStore {
                         generation = excluded.generation, next_fetch_at_ms = excluded.next_fetch_at_ms, is_failing = false,
                         lease_owner = excluded.lease_owner, lease_until_ms = excluded.lease_until_ms
                     """, logger: logger)
+                // The other instances stop taking direct writes of the list (see `source(_:)`'s callers).
+                try await Self.announce(announcement, on: connection, logger)
                 return (
                     generation == nil,
                     StoredSource(list: list, settings: settings, state: state, generation: next, nextFetchAtMilliseconds: nowMilliseconds, isFailing: false)
@@ -69,8 +72,15 @@ extension PostgresStore: SourceStore {
     static let sourceAttachLock: Int64 = 0x4C69_7374_5372_6365
 
     public func detachSource(_ list: String) throws(StoreError) -> Bool {
-        try call { [client, logger] in
-            for try await _ in try await client.query("DELETE FROM list_source WHERE list_id = \(list) RETURNING list_id", logger: logger) {
+        let announcement = AnnouncementPayload(instance: instance, kind: .source, revision: 0, list: list).text
+        return try call { [client, logger] in
+            // Announced in the same statement, only when a source was detached.
+            for try await _ in try await client.query(
+                """
+                WITH detached AS (DELETE FROM list_source WHERE list_id = \(list) RETURNING list_id)
+                SELECT pg_notify(\(PostgresSchema.channel), \(announcement)) FROM detached
+                """, logger: logger)
+            {
                 return true
             }
             return false

@@ -97,7 +97,7 @@ extension PostgresStore {
     }
 
     /// `NOTIFY` inside the transaction: delivered to every listener if, and when, it commits.
-    private static func announce(_ payload: AnnouncementPayload, on connection: PostgresConnection, _ logger: Logger) async throws {
+    static func announce(_ payload: AnnouncementPayload, on connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("SELECT pg_notify(\(PostgresSchema.channel), \(payload.text))", logger: logger)
     }
 }

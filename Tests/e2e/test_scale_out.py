@@ -159,6 +159,32 @@ def test_a_revision_just_written_on_one_instance_is_served_by_the_other(pair):
         assert r.status_code == 200, r.text
 
 
+def test_a_source_attached_on_one_instance_stops_direct_writes_on_the_other(make_server, tmp_path):
+    # The other instance remembers which lists have no source (a direct write need not ask the database each
+    # time): an attach announced by the first must end that at once.
+    url = pg_support.new_database_url()
+    env = {"LISTDELTA_SOURCE_DIRECTORY": str(tmp_path)}
+    a, b = make_server(["--database-url", url], env=env), make_server(["--database-url", url], env=env)
+    lid = uid()
+    for n in range(3):
+        assert b.put(lid, doc(n)).status_code in (200, 201)
+    feed = tmp_path / "list.json"
+    feed.write_text('{"kind": "sections", "sections": [{"id": "s", "items": [{"id": "from-source", "cell": "C", "model": {}}]}]}')
+    attached = a.request("PUT", f"/v1/lists/{lid}/source", json={"url": feed.as_uri()})
+    assert attached.status_code == 201, attached.text
+    deadline = time.monotonic() + 5
+    while True:
+        r = b.put(lid, doc(9))
+        if r.status_code == 409:
+            break
+        assert r.status_code == 200 and time.monotonic() < deadline, (r.status_code, r.text[:300])
+        time.sleep(0.05)
+    assert "fed by a source" in assert_problem(r, 409)["detail"]
+    # Detached through the first instance: the second takes direct writes again.
+    assert a.request("DELETE", f"/v1/lists/{lid}/source").status_code == 204
+    assert b.put(lid, doc(10)).status_code == 200
+
+
 def test_a_list_deleted_on_one_instance_is_gone_on_the_other(pair):
     a, b = pair
     lid = uid()

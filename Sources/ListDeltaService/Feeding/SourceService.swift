@@ -95,6 +95,8 @@ final class SourceService: Sendable {
         } catch {
             throw ServiceError.from(error)
         }
+        // Direct writes of the list are refused from now on (after the commit, so no check can record it again).
+        context.unsourced.remove(list)
         return (attached.created, fetch(attached.source, owner: owner, settings: settings, state: state))
     }
 

@@ -33,6 +33,8 @@ final class ServiceContext: Sendable {
     let sharedStore: (any SharedRevisionStore)?
     /// Where sources are kept (the same store as revisions).
     let sourceStore: any SourceStore
+    /// Lists known to have no source (see ``refuseWriteIfFedBySource(_:)``).
+    let unsourced: UnsourcedLists
     /// Rendered documents (by revision) and diffs (by from, to and format).
     let bodies: RenderCache
     let readPool: WorkerPool
@@ -52,6 +54,7 @@ final class ServiceContext: Sendable {
         self.configuration = configuration
         self.sharedStore = sharedStore
         self.sourceStore = sourceStore
+        unsourced = UnsourcedLists(isTrusted: sharedStore == nil)
         self.repository = repository
         self.logger = logger
         self.access = access

@@ -14,6 +14,7 @@ extension ServiceContext {
         let kind = switch announcement {
         case .committed: "committed"
         case .deleted: "deleted"
+        case .sourceChanged: "source"
         case .interrupted: "interrupted"
         case .resumed: "resumed"
         }
@@ -27,11 +28,15 @@ extension ServiceContext {
         case .deleted(let list, let revision):
             repository.announce(list, revision: revision, deleted: true)
             hub.publish(list: list, .deleted)
+        case .sourceChanged(let list):
+            unsourced.remove(list)
         case .interrupted:
             logger.warning("announcements from other instances interrupted: reading every head from the database until they resume")
             repository.suspendHeadCache()
+            unsourced.suspend()
         case .resumed:
             repository.resumeHeadCache()
+            unsourced.resume()
             continueWork { self.recheckWatchedLists() }
         }
     }
