@@ -84,7 +84,8 @@ final class LibXML2Reader {
         guard builder.failure == nil, let localName else { return }
         guard builder.mayOpenElement else {
             let line = context.map { xmlSAX2GetLineNumber($0) } ?? 0
-            stop(FeedParseError(.malformed, "The XML nests elements deeper than the limit (line \(line)); a feed never needs that."))
+            stop(FeedParseError(
+                .malformed, "The XML nests elements deeper than \(builder.maximumDepth) levels (line \(line)); a feed never needs that."))
             return
         }
         var namespace = ""

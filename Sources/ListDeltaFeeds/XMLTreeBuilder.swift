@@ -2,7 +2,7 @@
 /// lower-cased as feed readers compare them, `xml:base` resolved on the way, element nesting bounded, character
 /// data gathered as bytes and made a `String` once per run of text.
 final class XMLTreeBuilder {
-    private let maximumDepth: Int
+    let maximumDepth: Int
     private let documentBase: String?
     private var stack: [XMLNode] = []
     private(set) var root: XMLNode?
