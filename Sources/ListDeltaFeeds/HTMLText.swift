@@ -21,30 +21,47 @@ enum HTMLText {
     }
 
     /// Whether `text` reads as HTML rather than plain text (feedparser's guess for RSS, whose titles do not say):
-    /// it has an end tag (`</b>`) or a character reference (`&amp;`, `&#233;`) whose name is known.
-    /// - Complexity: O(*n*) in the text.
+    /// it has an end tag (`</b>`) or a character reference (`&amp;`, `&#233;`), and every named reference in it
+    /// is a known one.
+    /// - Complexity: O(*n*) in the text's UTF-8 bytes.
     static func looksLikeHTML(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        guard utf8.contains(UInt8(ascii: "<")) || utf8.contains(UInt8(ascii: "&")) else { return false }
-        var index = text.startIndex
-        var sawMarkup = false
-        while let found = text[index...].firstIndex(where: { $0 == "<" || $0 == "&" }) {
-            let rest = text[text.index(after: found)...]
-            if text[found] == "<" {
-                if rest.first == "/", let letter = rest.dropFirst().first, letter.isLetter, rest.contains(">") { sawMarkup = true }
-            } else if let semicolon = rest.prefix(32).firstIndex(of: ";") {
-                let name = rest[..<semicolon]
-                if name.first == "#" {
-                    if name.count > 1 { sawMarkup = true }
-                } else if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber }) {
-                    // An unknown name means the text is not HTML (feedparser's rule).
-                    guard HTMLEntities.character(named: name) != nil else { return false }
-                    sawMarkup = true
-                }
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let lastClose = bytes.lastIndex(of: UInt8(ascii: ">")) ?? (bytes.contains(UInt8(ascii: "&")) ? -1 : nil) else {
+                return false
             }
-            index = text.index(after: found)
+            var sawMarkup = false
+            var index = 0
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "<"):
+                    if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), isASCIILetter(bytes[index + 2]), lastClose > index + 2 {
+                        sawMarkup = true
+                    }
+                case UInt8(ascii: "&"):
+                    var end = index + 1
+                    while end < bytes.count, end - index <= 32, bytes[end] != UInt8(ascii: ";") { end += 1 }
+                    guard end < bytes.count, bytes[end] == UInt8(ascii: ";"), end > index + 1 else { break }
+                    let name = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
+                    if name[0] == UInt8(ascii: "#") {
+                        if name.count > 1 { sawMarkup = true }
+                    } else if name.allSatisfy({ isASCIILetter($0) || ($0 >= 0x30 && $0 <= 0x39) }) {
+                        // An unknown name means the text is not HTML (feedparser's rule).
+                        guard HTMLEntities.character(named: Substring(decoding: name, as: UTF8.self)) != nil else { return false }
+                        sawMarkup = true
+                    }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return sawMarkup
         }
-        return sawMarkup
+    }
+
+    @inline(__always)
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
     }
 
     /// `text` with `&name;`, `&#123;` and `&#x7B;` replaced by their characters; unknown or broken references stay

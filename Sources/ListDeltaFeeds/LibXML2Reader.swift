@@ -9,10 +9,10 @@ import CLibXML2
 final class LibXML2Reader {
     private let builder: XMLTreeBuilder
     private var context: xmlParserCtxtPtr?
-    /// Lower-cased element and attribute names by the address of libxml2's interned copy.
-    private var names: [UnsafeRawPointer: String] = [:]
-    /// Namespace URIs and prefixes as written, by the address of libxml2's interned copy.
-    private var uris: [UnsafeRawPointer: String] = [:]
+    /// Lower-cased element and attribute names (their `intern` indices) by the address of libxml2's interned copy.
+    private var names: [UnsafeRawPointer: Int32] = [:]
+    /// Namespace URIs and prefixes as written (their `intern` indices), by the address of libxml2's interned copy.
+    private var uris: [UnsafeRawPointer: Int32] = [:]
 
     private init(builder: XMLTreeBuilder) {
         self.builder = builder
@@ -24,7 +24,8 @@ final class LibXML2Reader {
     /// - Complexity: O(*n*) in the bytes.
     static func parse(_ input: XMLInput, baseURL: String?, maximumDepth: Int) throws(FeedParseError) -> XMLNode {
         _ = initialized
-        let reader = LibXML2Reader(builder: XMLTreeBuilder(maximumDepth: maximumDepth, documentBase: baseURL))
+        let builder = XMLTreeBuilder(maximumDepth: maximumDepth, documentBase: baseURL, expectedBytes: input.bytes.count)
+        let reader = LibXML2Reader(builder: builder)
         var handler = saxHandler
         let unmanaged = Unmanaged.passUnretained(reader)
         guard let context = xmlCreatePushParserCtxt(&handler, unmanaged.toOpaque(), nil, 0, nil) else {
@@ -40,7 +41,7 @@ final class LibXML2Reader {
         }
         withExtendedLifetime(reader) {}
         if let failure = reader.builder.failure { throw failure }
-        guard status == 0, context.pointee.wellFormed != 0, let root = reader.builder.root else {
+        guard status == 0, context.pointee.wellFormed != 0, let root = reader.builder.finish() else {
             let line = xmlSAX2GetLineNumber(context)
             let column = xmlSAX2GetColumnNumber(context)
             throw FeedParseError(.malformed, "The XML could not be read (line \(line), column \(column)).")
@@ -88,11 +89,11 @@ final class LibXML2Reader {
                 .malformed, "The XML nests elements deeper than \(builder.maximumDepth) levels (line \(line)); a feed never needs that."))
             return
         }
-        var namespace = ""
+        var namespace: Int32 = 0
         if let uri {
             namespace = name(uri, lowercased: false)
-        } else if let prefix {
-            namespace = XMLWellKnownNamespaces.byPrefix[name(prefix, lowercased: false)] ?? ""
+        } else if let prefix, let known = XMLWellKnownNamespaces.byPrefix[builder.string(name(prefix, lowercased: false))] {
+            namespace = builder.intern(known)
         }
         var attributeValues: [String: String] = [:]
         if attributeCount > 0, let attributes {
@@ -101,8 +102,8 @@ final class LibXML2Reader {
             for index in 0..<attributeCount {
                 let base = index * 5
                 guard let local = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
-                var key = name(local, lowercased: true)
-                if let attributePrefix = attributes[base + 1] { key = name(attributePrefix, lowercased: true) + ":" + key }
+                var key = builder.string(name(local, lowercased: true))
+                if let attributePrefix = attributes[base + 1] { key = builder.string(name(attributePrefix, lowercased: true)) + ":" + key }
                 attributeValues[key] = Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start))
             }
         }
@@ -128,11 +129,11 @@ final class LibXML2Reader {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// The `String` for a name libxml2 interned, made once per parse (ASCII letters lower-cased when asked).
-    private func name(_ pointer: UnsafePointer<xmlChar>, lowercased: Bool) -> String {
+    /// The `intern` index of a name libxml2 interned (ASCII letters lower-cased when asked), looked up once per
+    /// parse and name.
+    private func name(_ pointer: UnsafePointer<xmlChar>, lowercased: Bool) -> Int32 {
         let key = UnsafeRawPointer(pointer)
-        if lowercased, let known = names[key] { return known }
-        if !lowercased, let known = uris[key] { return known }
+        if let known = lowercased ? names[key] : uris[key] { return known }
         var bytes: [UInt8] = []
         var cursor = pointer
         while cursor.pointee != 0 && bytes.count < 4_096 {
@@ -140,12 +141,12 @@ final class LibXML2Reader {
             bytes.append(lowercased && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
             cursor += 1
         }
-        let string = String(decoding: bytes, as: UTF8.self)
+        let id = builder.intern(String(decoding: bytes, as: UTF8.self))
         // Only names libxml2's dictionary owns stay at their address for the whole parse.
         if let dictionary = context?.pointee.dict, xmlDictOwns(dictionary, pointer) == 1 {
-            if lowercased { names[key] = string } else { uris[key] = string }
+            if lowercased { names[key] = id } else { uris[key] = id }
         }
-        return string
+        return id
     }
 
     private func report(_ error: xmlError) {
