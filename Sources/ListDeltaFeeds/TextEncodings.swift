@@ -8,8 +8,8 @@ enum TextEncodings {
         case utf8
         /// Converted to UTF-8 before parsing (ISO-8859-1 and windows-1252 by table here, the rest by Foundation).
         ///
-        /// libxml2 reads ISO-8859-1 and windows-1252 itself, but FoundationXML runs it in recovery mode and traps
-        /// on a name that is not valid UTF-8; converting first means the bytes libxml2 sees can be checked.
+        /// libxml2 reads ISO-8859-1 and windows-1252 itself, but converting first means the bytes libxml2 sees are
+        /// checked UTF-8 (the names and texts built from its callbacks are read as UTF-8 without another check).
         case transcode(String.Encoding)
         /// Not an encoding this module reads.
         case unknown

@@ -44,7 +44,7 @@ struct XMLInput {
                 throw FeedParseError(.unsupportedEncoding, "The server announces charset \"\(charset.prefix(40))\", which cannot be read; UTF-8 is expected.")
             }
         }
-        // libxml2 sees nothing but UTF-8 (FoundationXML traps on names that are not).
+        // libxml2 sees nothing but UTF-8 (the reader decodes its names and texts as UTF-8).
         if let offset = TextEncodings.firstInvalidUTF8(in: bytes) {
             let line = bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw FeedParseError(

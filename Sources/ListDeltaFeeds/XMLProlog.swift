@@ -98,8 +98,9 @@ enum XMLProlog {
                 if matches(bytes, at: index, "<!--") {
                     index = end(of: "-->", in: bytes, from: index + 4) ?? bytes.count
                 } else if inSubset && !matchesIgnoringCase(bytes, at: index, "<!ELEMENT") {
-                    // FoundationXML crashes on some attribute-list and notation declarations (null pointers it
-                    // does not expect): a feed needs none, so the internal subset may hold element declarations only.
+                    // FoundationXML, which read feeds before libxml2's SAX2 interface did, crashed on some
+                    // attribute-list and notation declarations; a feed needs none, so the internal subset may still
+                    // hold element and (safe) entity declarations only.
                     throw FeedParseError(
                         .malformed,
                         "The feed's DOCTYPE has declarations other than <!ELEMENT> (<!ATTLIST>, <!NOTATION> or a processing instruction), which are not accepted; a feed needs no internal DTD subset."
