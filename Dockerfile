@@ -13,11 +13,12 @@ RUN apt-get update \
         libevent-dev zlib1g-dev libsqlite3-dev pkg-config binutils ca-certificates dpkg-dev \
     && rm -rf /var/lib/apt/lists/*
 
-# libxml2 (FoundationXML reads feeds with it), linked in statically and built without ICU. Debian's libxml2
-# package pulls in a second ICU (36 MB) that the binary never uses: the feed parser hands libxml2 UTF-8 only,
-# and the Swift runtime carries its own ICU. Built from Debian's source package, with Debian's patches, at the
-# version apt would install. It takes the place of libxml2-dev's library in this stage, so FoundationXML's
-# -lxml2 finds it and nothing else.
+# libxml2 (the feed parsers read XML through its SAX2 interface, the CLibXML2 target; FoundationXML links it too),
+# linked in statically and built without ICU. Debian's libxml2 package pulls in a second ICU (36 MB) that the
+# binary never uses: the feed parser hands libxml2 UTF-8 only, and the Swift runtime carries its own ICU. Built
+# from Debian's source package, with Debian's patches, at the version apt would install. It takes the place of
+# libxml2-dev's library in this stage (its headers stay, found through pkg-config), so CLibXML2's and
+# FoundationXML's -lxml2 find it and nothing else.
 WORKDIR /opt/libxml2-src
 # hadolint ignore=DL3008,DL3003
 RUN sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/debian-src.sources \

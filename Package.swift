@@ -46,6 +46,8 @@ let package = Package(
         // C at the edge.
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // libxml2's SAX2 interface, which the feed parsers drive directly (FoundationXML links the same library).
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
 
         // gzip and bounded inflation with zlib: the HTTP layer's codings and the stored revisions' blobs.
         .target(name: "ZlibCodec", dependencies: ["CZlib"], swiftSettings: swiftSettings),
@@ -92,9 +94,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Feeds (RSS 0.9x/2.0, RSS 1.0, Atom 1.0, JSON Feed) read into values and mapped to list documents: no I/O.
-        // XML through FoundationXML's XMLParser (libxml2), never a tokenizer of our own.
-        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore", "WireText"], swiftSettings: swiftSettings),
+        // Feeds (RSS 0.9x/2.0 and unversioned, RSS 1.0, CDF, Atom 1.0 and 0.3, JSON Feed) read into values and mapped
+        // to list documents: no I/O. XML through libxml2's SAX2 interface, never a tokenizer of our own.
+        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore", "WireText", "CLibXML2"], swiftSettings: swiftSettings),
 
         // Where a list's content comes from outside: fetching a URL (async-http-client, the only target that
         // imports it, and so the other of the two that import SwiftNIO) or a local file, the host policy that keeps

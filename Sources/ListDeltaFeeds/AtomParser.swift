@@ -1,5 +1,8 @@
-/// Reads Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`): `xml:base`, text constructs of type `text`,
-/// `html` and `xhtml`, links by relation, authors inherited from the feed.
+import Foundation
+
+/// Reads Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`) and Atom 0.3 (`<feed version="0.3"
+/// xmlns="http://purl.org/atom/ns#">`, or without a namespace but with a 0.x `version`) into the same model:
+/// `xml:base`, text constructs (see `AtomText`), links by relation, authors inherited from the feed.
 public struct AtomParser: FeedParsing {
     /// The bounds applied.
     public var limits: FeedLimits
@@ -19,43 +22,47 @@ public struct AtomParser: FeedParsing {
     /// Reads XML already prepared (as `FeedParser` does, once for detection and parsing).
     func read(_ input: XMLInput, baseURL: String?) throws(FeedParseError) -> Feed {
         let root = try XMLFeedDocument.load(input, baseURL: baseURL, limits: limits)
-        guard root.name == "feed", root.namespace == FeedNamespace.atom else {
-            if root.name == "feed" {
-                throw FeedParseError(.notAFeed, "The <feed> element is not in the Atom namespace (\(FeedNamespace.atom)).")
-            }
+        guard root.name == "feed" else {
             throw FeedParseError(.notAFeed, "The root element <\(root.name)> is not an Atom <feed>.")
         }
+        let version = root.attributes["version"].flatMap(FeedText.trimmed)
+        guard FeedNamespace.isAtom(root.namespace) || (root.namespace.isEmpty && version?.hasPrefix("0.") == true) else {
+            throw FeedParseError(.notAFeed, "The <feed> element is not in the Atom namespace (\(FeedNamespace.atom), or \(FeedNamespace.atom03) for Atom 0.3).")
+        }
+        let atom = AtomElements(namespace: root.namespace)
         var feed = Feed(format: .atom)
-        feed.title = root.child("title", in: FeedNamespace.atom).flatMap { text($0) }
-        feed.link = alternateLink(of: root)
-        let feedAuthors = authors(of: root)
-        let entries = root.children("entry", in: FeedNamespace.atom)
+        feed.title = atom.child("title", of: root).flatMap { AtomText($0).plain }
+        feed.subtitle = (atom.child("subtitle", of: root) ?? atom.child("tagline", of: root)).flatMap { AtomText($0).plain }
+        feed.info = atom.child("info", of: root).flatMap { AtomText($0).plain }
+        feed.link = atom.alternateLink(of: root)
+        let feedAuthors = atom.authors(of: root)
+        let entries = atom.children("entry", of: root)
         let kept = min(entries.count, limits.maximumEntries)
         feed.droppedEntries = entries.count - kept
         feed.entries.reserveCapacity(kept)
         for node in entries.prefix(kept) {
-            var entry = entry(node)
+            var entry = entry(node, atom)
             if entry.authors.isEmpty { entry.authors = feedAuthors }
             feed.entries.append(entry)
         }
         return feed
     }
 
-    private func entry(_ node: XMLNode) -> FeedEntry {
+    private func entry(_ node: XMLNode, _ atom: AtomElements) -> FeedEntry {
         var entry = FeedEntry()
-        let atom = FeedNamespace.atom
-        entry.id = node.child("id", in: atom)?.trimmedText
-        entry.title = node.child("title", in: atom).flatMap { text($0) }
-        entry.link = alternateLink(of: node)
-        entry.summary = node.child("summary", in: atom).flatMap { FeedText.bounded(text($0), limits.maximumTextBytes) }
-        entry.content = node.child("content", in: atom).flatMap { FeedText.bounded(text($0), limits.maximumTextBytes) }
-        entry.published = node.child("published", in: atom)?.trimmedText.flatMap(FeedDate.parse)
-        entry.updated = node.child("updated", in: atom)?.trimmedText.flatMap(FeedDate.parse)
-        entry.authors = authors(of: node)
-        for category in node.children("category", in: atom) {
+        entry.id = atom.child("id", of: node)?.trimmedText
+        entry.title = atom.child("title", of: node).flatMap { AtomText($0).plain }
+        entry.link = atom.alternateLink(of: node)
+        entry.summary = atom.child("summary", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
+        entry.content = atom.child("content", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
+        // Atom 0.3: `issued` (or `created`) is the publication, `modified` the update.
+        entry.published = atom.date(["published", "issued", "created"], of: node)
+        entry.updated = atom.date(["updated", "modified"], of: node)
+        entry.authors = atom.authors(of: node)
+        for category in atom.children("category", of: node) {
             if let term = category.attributes["term"].flatMap(FeedText.trimmed) { entry.categories.append(term) }
         }
-        for link in node.children("link", in: atom) where link.attributes["rel"].flatMap(FeedText.trimmed) == "enclosure" {
+        for link in atom.children("link", of: node) where link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() == "enclosure" {
             if let url = link.attributes["href"].flatMap({ FeedText.resolve($0, against: link.base) }) {
                 entry.enclosure = FeedEnclosure(
                     url: url, type: link.attributes["type"].flatMap(FeedText.trimmed),
@@ -66,31 +73,52 @@ public struct AtomParser: FeedParsing {
         if entry.enclosure == nil { entry.enclosure = MediaRSS.enclosure(in: node) }
         return entry
     }
+}
 
-    /// A text construct's value: for `xhtml` the markup inside its `div` (or itself), else its text.
-    private func text(_ node: XMLNode) -> String? {
-        let type = node.attributes["type"].flatMap(FeedText.trimmed)?.lowercased()
-        if type == "xhtml" {
-            let container = node.child("div", in: FeedNamespace.xhtml) ?? node
-            return FeedText.trimmed(container.innerMarkup)
-        }
-        return node.trimmedText
+/// Atom's elements in the namespace of the document's `feed` (1.0's, 0.3's or none), each version's elements
+/// read in either.
+struct AtomElements {
+    let namespace: String
+
+    func accepts(_ other: String) -> Bool { other == namespace || FeedNamespace.isAtom(other) }
+
+    func child(_ name: String, of node: XMLNode) -> XMLNode? {
+        node.children.first { $0.name == name && accepts($0.namespace) }
     }
 
-    /// The `href` of the first `link` whose `rel` is `alternate` (the default), resolved against its base.
-    private func alternateLink(of node: XMLNode) -> String? {
-        for link in node.children("link", in: FeedNamespace.atom) {
-            let rel = link.attributes["rel"].flatMap(FeedText.trimmed) ?? "alternate"
-            guard rel == "alternate", let href = link.attributes["href"] else { continue }
-            if let resolved = FeedText.resolve(href, against: link.base) { return resolved }
+    func children(_ name: String, of node: XMLNode) -> [XMLNode] {
+        node.children.filter { $0.name == name && accepts($0.namespace) }
+    }
+
+    /// The first of `names` present whose text is a date.
+    func date(_ names: [String], of node: XMLNode) -> Date? {
+        for name in names {
+            if let date = child(name, of: node)?.trimmedText.flatMap(FeedDate.parse) { return date }
         }
         return nil
     }
 
+    /// The page a reader opens: the first `link` with `rel="alternate"` (the default) and an HTML type (none,
+    /// `text/html`, `application/xhtml+xml`), else the first alternate of another type; its `href` resolved against
+    /// its base. Other relations (`self`, `related`, `enclosure` …) are never the entry's page.
+    func alternateLink(of node: XMLNode) -> String? {
+        var otherAlternate: String?
+        for link in children("link", of: node) {
+            guard let href = link.attributes["href"], let resolved = FeedText.resolve(href, against: link.base) else { continue }
+            let rel = link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
+            let type = link.attributes["type"].flatMap(FeedText.trimmed)?.lowercased()
+            if rel == "alternate" {
+                if type == nil || type == "text/html" || type == "application/xhtml+xml" { return resolved }
+                if otherAlternate == nil { otherAlternate = resolved }
+            }
+        }
+        return otherAlternate
+    }
+
     /// The `author` elements' names, or their e-mail addresses when they have no name.
-    private func authors(of node: XMLNode) -> [String] {
-        node.children("author", in: FeedNamespace.atom).compactMap { author in
-            author.child("name", in: FeedNamespace.atom)?.trimmedText ?? author.child("email", in: FeedNamespace.atom)?.trimmedText
+    func authors(of node: XMLNode) -> [String] {
+        children("author", of: node).compactMap { author in
+            child("name", of: author)?.trimmedText ?? child("email", of: author)?.trimmedText
         }
     }
 }

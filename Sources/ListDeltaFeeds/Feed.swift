@@ -10,6 +10,10 @@ public struct Feed: Sendable, Equatable {
     public var title: String?
     /// The feed's own web page (absolute when it could be resolved).
     public var link: String?
+    /// What the feed is about: Atom `subtitle` (0.3: `tagline`), RSS `description`, JSON Feed `description`.
+    public var subtitle: String?
+    /// Atom 0.3's `info`: what the feed's format is, for a person who opens it.
+    public var info: String?
     /// The entries, in the feed's order, as read (ids not yet made unique: see `FeedListMapping`).
     public var entries: [FeedEntry]
     /// How many entries the feed had beyond `FeedLimits.maximumEntries`, which were not kept.
@@ -29,21 +33,24 @@ public struct Feed: Sendable, Equatable {
 
 /// The formats a feed's content is detected as.
 public enum FeedFormat: String, Sendable, Equatable, CaseIterable {
-    /// RSS 0.9x and 2.0 (`<rss>`).
+    /// RSS 0.9x and 2.0 (`<rss>`, with any version or none).
     case rss
     /// RSS 1.0 (`<rdf:RDF>`).
     case rdf
-    /// Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`).
+    /// Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`) and 0.3 (`<feed version="0.3">`).
     case atom
     /// JSON Feed 1.0 and 1.1.
     case jsonFeed = "json"
+    /// Microsoft's Channel Definition Format (`<CHANNEL>`), which some old sites still serve.
+    case cdf
 }
 
 /// One entry of a feed, its members as the feed gave them (links resolved against the feed's base).
 public struct FeedEntry: Sendable, Equatable {
     /// guid / `atom:id` / JSON Feed `id` / RDF `rdf:about`, when present and not empty.
     public var id: String?
-    /// The entry's title (text; for Atom `type="html"` and `xhtml`, markup).
+    /// The entry's title as a reader shows it: text, with HTML titles (Atom `html`/`xhtml`, Atom 0.3 `escaped`, RSS
+    /// titles that look like HTML) reduced to their text.
     public var title: String?
     /// The entry's web page, absolute when it could be resolved (`xml:base`, else the feed's URL).
     public var link: String?

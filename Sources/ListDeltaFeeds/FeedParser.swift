@@ -2,7 +2,8 @@
 /// the bytes to the parser for that format.
 ///
 /// After an optional byte order mark and white space, `{` means JSON Feed; otherwise the document's root element
-/// decides: `rss` (RSS 0.9x and 2.0), `rdf:RDF` (RSS 1.0) or `feed` (Atom 1.0).
+/// decides, its name compared without case: `rss` (RSS 0.9x and 2.0), `rdf:RDF` (RSS 1.0), `feed` (Atom 1.0 and
+/// 0.3) or `channel` (CDF).
 public struct FeedParser: FeedParsing {
     /// The bounds every format's parser applies.
     public var limits: FeedLimits
@@ -22,7 +23,7 @@ public struct FeedParser: FeedParsing {
         // Prepared once (encoding, entity check, root name), then read by the format's parser.
         let input = try XMLFeedDocument.prepare(bytes, charset: charset)
         switch try Self.format(ofRoot: input.rootName) {
-        case .rss, .rdf: return try RSSParser(limits: limits).read(input, baseURL: baseURL)
+        case .rss, .rdf, .cdf: return try RSSParser(limits: limits).read(input, baseURL: baseURL)
         case .atom: return try AtomParser(limits: limits).read(input, baseURL: baseURL)
         case .jsonFeed: return try JSONFeedParser(limits: limits).parse(bytes, baseURL: baseURL, charset: charset)
         }
@@ -45,15 +46,16 @@ public struct FeedParser: FeedParsing {
         guard let root else {
             throw FeedParseError(.notAFeed, "The document is not XML (it does not start with an element): not a feed.")
         }
-        let local = root.split(separator: ":").last.map(String.init) ?? root
+        let local = (root.split(separator: ":").last.map(String.init) ?? root).lowercased()
         switch local {
         case "rss": return .rss
-        case "RDF": return .rdf
+        case "rdf": return .rdf
         case "feed": return .atom
-        case "html", "HTML", "Html":
+        case "channel": return .cdf
+        case "html":
             throw FeedParseError(.notAFeed, "The document is an HTML page, not a feed (look for its <link rel=\"alternate\"> feed URL).")
         default:
-            throw FeedParseError(.notAFeed, "The root element is <\(root.prefix(80))>, not <rss>, <rdf:RDF> or an Atom <feed>.")
+            throw FeedParseError(.notAFeed, "The root element is <\(root.prefix(80))>, not <rss>, <rdf:RDF>, an Atom <feed> or a CDF <CHANNEL>.")
         }
     }
 }

@@ -35,12 +35,15 @@ enum FeedText {
         return cut(trimmed, toBytes: maximumBytes)
     }
 
-    /// `reference` resolved against `base` (RFC 3986), or `reference` itself when it is absolute, there is no
-    /// base, or it cannot be resolved. `nil` for an empty reference.
+    /// `reference` resolved against `base` (RFC 3986, see `URIResolution`; Foundation's `URL` for text with other
+    /// characters), or `reference` itself when it is absolute, there is no base, or it cannot be resolved. `nil`
+    /// for an empty reference.
     static func resolve(_ reference: String, against base: String?) -> String? {
         guard let reference = trimmed(reference) else { return nil }
         if hasScheme(reference) { return reference }
-        guard let base, let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL) else {
+        guard let base else { return reference }
+        if let resolved = URIResolution.resolve(reference, against: base) { return resolved }
+        guard let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL) else {
             return reference
         }
         return resolved.absoluteString
@@ -62,22 +65,35 @@ enum FeedText {
     }
 
     /// `text` with `&`, `<`, `>` (and with `quotes`, `"`) escaped for markup.
+    /// - Complexity: O(*n*).
     static func escapedMarkup(_ text: String, quotes: Bool = false) -> String {
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || (quotes && $0 == 0x22) }) else {
-            return text
-        }
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"" where quotes: result += "&quot;"
-            default: result.unicodeScalars.append(character)
+        guard text.utf8.contains(where: { needsEscape($0, quotes: quotes) }) else { return text }
+        var result: [UInt8] = []
+        appendEscapedMarkup(ArraySlice(text.utf8), to: &result, quotes: quotes)
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Appends UTF-8 `bytes` to `result` with `&`, `<`, `>` (and with `quotes`, `"`) escaped for markup.
+    /// - Complexity: O(*n*).
+    static func appendEscapedMarkup(_ bytes: ArraySlice<UInt8>, to result: inout [UInt8], quotes: Bool = false) {
+        result.reserveCapacity(result.count + bytes.count)
+        for byte in bytes {
+            guard needsEscape(byte, quotes: quotes) else {
+                result.append(byte)
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "&"): result += "&amp;".utf8
+            case UInt8(ascii: "<"): result += "&lt;".utf8
+            case UInt8(ascii: ">"): result += "&gt;".utf8
+            default: result += "&quot;".utf8
             }
         }
-        return result
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8, quotes: Bool) -> Bool {
+        byte == 0x26 || byte == 0x3C || byte == 0x3E || (quotes && byte == 0x22)
     }
 
     /// A non-negative integer from decimal text (surrounding spaces allowed), else `nil`.

@@ -31,6 +31,7 @@ public struct JSONFeedParser: FeedParsing {
         }
         var feed = Feed(format: .jsonFeed)
         feed.title = object["title"]?.stringValue.flatMap(FeedText.trimmed)
+        feed.subtitle = object["description"]?.stringValue.flatMap(FeedText.trimmed)
         feed.link = object["home_page_url"]?.stringValue.flatMap { FeedText.resolve($0, against: baseURL) }
         let feedAuthors = Self.authors(in: object)
         let items = (object["items"]?.arrayValue ?? []).compactMap(\.objectValue)

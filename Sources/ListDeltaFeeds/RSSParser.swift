@@ -1,5 +1,5 @@
-/// Reads RSS 0.9x and 2.0 (`<rss><channel><item>`) and RSS 1.0 (`<rdf:RDF>`, items beside the channel), with the
-/// Dublin Core, `content:encoded` and Media RSS extensions.
+/// Reads RSS 0.9x and 2.0 (`<rss><channel><item>`, any version or none), RSS 1.0 (`<rdf:RDF>`, items beside the
+/// channel) and CDF (`<CHANNEL>`), with the Dublin Core, `content:encoded`, `atom:link` and Media RSS extensions.
 public struct RSSParser: FeedParsing {
     /// The bounds applied.
     public var limits: FeedLimits
@@ -17,27 +17,35 @@ public struct RSSParser: FeedParsing {
     }
 
     /// Reads XML already prepared (as `FeedParser` does, once for detection and parsing).
+    ///
+    /// `<rss>` with any `version` (or none) is read as RSS 2.0, its items inside `channel` or beside it; element
+    /// names are compared without case and RSS's elements found in any of its namespaces (`FeedNamespace.isRSS`),
+    /// as feedparser reads them. A `<channel>` root is CDF (see `CDFReader`).
     func read(_ input: XMLInput, baseURL: String?) throws(FeedParseError) -> Feed {
         let root = try XMLFeedDocument.load(input, baseURL: baseURL, limits: limits)
         let format: FeedFormat
         let channel: XMLNode?
         var items: [XMLNode]
-        if root.name == "rss" && root.namespace.isEmpty {
+        let isItem = { (node: XMLNode) in node.name == "item" && FeedNamespace.isRSS(node.namespace) }
+        if root.name == "rss" && FeedNamespace.isRSS(root.namespace) {
             format = .rss
-            channel = root.child("channel", in: "")
-            items = channel?.children("item", in: "") ?? []
-        } else if root.name == "RDF" && root.namespace == FeedNamespace.rdf {
+            channel = root.child("channel", where: FeedNamespace.isRSS)
+            items = (channel?.children.filter(isItem) ?? []) + root.children.filter(isItem)
+        } else if root.name == "rdf" && root.namespace == FeedNamespace.rdf {
             format = .rdf
             channel = root.child("channel", where: FeedNamespace.isRSS)
-            items = root.children.filter { $0.name == "item" && FeedNamespace.isRSS($0.namespace) }
+            items = root.children.filter(isItem)
             // Some RSS 1.0 feeds nest their items in the channel.
-            items += channel?.children.filter { $0.name == "item" && FeedNamespace.isRSS($0.namespace) } ?? []
+            items += channel?.children.filter(isItem) ?? []
+        } else if root.name == "channel" && FeedNamespace.isRSS(root.namespace) {
+            return CDFReader(limits: limits).read(root)
         } else {
-            throw FeedParseError(.notAFeed, "The root element <\(root.name)> is not RSS (<rss> or <rdf:RDF>).")
+            throw FeedParseError(.notAFeed, "The root element <\(root.name)> is not RSS (<rss> or <rdf:RDF>) or CDF (<CHANNEL>).")
         }
         var feed = Feed(format: format)
         if let channel {
-            feed.title = channel.child("title", where: FeedNamespace.isRSS)?.trimmedText
+            feed.title = channel.child("title", where: FeedNamespace.isRSS)?.trimmedText.flatMap(Self.shownTitle)
+            feed.subtitle = channel.child("description", where: FeedNamespace.isRSS)?.trimmedText
             if let link = channel.child("link", where: FeedNamespace.isRSS)?.trimmedText {
                 feed.link = FeedText.resolve(link, against: channel.base)
             }
@@ -49,20 +57,27 @@ public struct RSSParser: FeedParsing {
         return feed
     }
 
+    /// An RSS title as a reader shows it: RSS does not say whether a title is HTML, so one that looks like HTML (see
+    /// `HTMLText.looksLikeHTML`) is reduced to its text, and any other is kept as written.
+    static func shownTitle(_ text: String) -> String? {
+        HTMLText.looksLikeHTML(text) ? HTMLText.text(text) : text
+    }
+
     /// One `item` as an entry.
     private func entry(_ item: XMLNode) -> FeedEntry {
         var entry = FeedEntry()
         let rss = FeedNamespace.isRSS
         var guidIsPermaLink = false
+        var atomLink: String?
         for child in item.children {
             switch (child.namespace, child.name) {
-            case (let ns, "title") where rss(ns): if entry.title == nil { entry.title = child.trimmedText }
+            case (let ns, "title") where rss(ns): if entry.title == nil { entry.title = child.trimmedText.flatMap(Self.shownTitle) }
             case (let ns, "link") where rss(ns):
                 if entry.link == nil, let link = child.trimmedText { entry.link = FeedText.resolve(link, against: child.base) }
             case (let ns, "guid") where rss(ns):
                 if entry.id == nil, let guid = child.trimmedText {
                     entry.id = guid
-                    guidIsPermaLink = child.attributes["isPermaLink"]?.lowercased() != "false"
+                    guidIsPermaLink = child.attributes["ispermalink"]?.lowercased() != "false"
                 }
             case (let ns, "description") where rss(ns):
                 if entry.summary == nil { entry.summary = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
@@ -70,7 +85,7 @@ public struct RSSParser: FeedParsing {
                 if let author = child.trimmedText { entry.authors.append(author) }
             case (let ns, "category") where rss(ns):
                 if let category = child.trimmedText { entry.categories.append(category) }
-            case (let ns, "pubDate") where rss(ns):
+            case (let ns, "pubdate") where rss(ns):
                 if entry.published == nil { entry.published = child.trimmedText.flatMap(FeedDate.parse) }
             case (let ns, "enclosure") where rss(ns):
                 if entry.enclosure == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
@@ -88,10 +103,16 @@ public struct RSSParser: FeedParsing {
                 if entry.updated == nil { entry.updated = child.trimmedText.flatMap(FeedDate.parse) }
             case (FeedNamespace.content, "encoded"):
                 if entry.content == nil { entry.content = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
+            case (FeedNamespace.atom, "link"):
+                let rel = child.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
+                if atomLink == nil, rel == "alternate", let href = child.attributes["href"] {
+                    atomLink = FeedText.resolve(href, against: child.base)
+                }
             default: break
             }
         }
         if entry.id == nil, let about = item.attributes["rdf:about"].flatMap(FeedText.trimmed) { entry.id = about }
+        if entry.link == nil { entry.link = atomLink }
         if entry.link == nil, guidIsPermaLink, let guid = entry.id, guid.hasPrefix("http://") || guid.hasPrefix("https://") {
             entry.link = guid
         }
@@ -112,7 +133,7 @@ enum MediaRSS {
                 if let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
                     return FeedEnclosure(
                         url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
-                        length: FeedText.integer(child.attributes["fileSize"]))
+                        length: FeedText.integer(child.attributes["filesize"]))
                 }
             case "group":
                 if let inner = enclosure(in: child) { return inner }

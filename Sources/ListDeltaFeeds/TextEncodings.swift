@@ -8,8 +8,8 @@ enum TextEncodings {
         case utf8
         /// Converted to UTF-8 before parsing (ISO-8859-1 and windows-1252 by table here, the rest by Foundation).
         ///
-        /// libxml2 reads ISO-8859-1 and windows-1252 itself, but FoundationXML runs it in recovery mode and traps
-        /// on a name that is not valid UTF-8; converting first means the bytes libxml2 sees can be checked.
+        /// libxml2 reads ISO-8859-1 and windows-1252 itself, but converting first means the bytes libxml2 sees are
+        /// checked UTF-8 (the names and texts built from its callbacks are read as UTF-8 without another check).
         case transcode(String.Encoding)
         /// Not an encoding this module reads.
         case unknown
@@ -46,7 +46,7 @@ enum TextEncodings {
         while index < count {
             let lead = bytes[index]
             if lead < 0x80 {
-                index += 1
+                index = endOfASCII(bytes, from: index + 1)
                 continue
             }
             let length: Int
@@ -67,6 +67,19 @@ enum TextEncodings {
             index += length
         }
         return nil
+    }
+
+    /// The index of the first byte at or after `start` that is not ASCII (or the count): eight bytes at a time.
+    @inline(__always)
+    private static func endOfASCII(_ bytes: [UInt8], from start: Int) -> Int {
+        bytes.withUnsafeBytes { raw in
+            var index = start
+            while index + 8 <= raw.count, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                index += 8
+            }
+            while index < raw.count, raw[index] < 0x80 { index += 1 }
+            return index
+        }
     }
 
     /// The UTF-16 byte order of `bytes` when they are UTF-16 XML (a byte order mark, or `<` / `<?` with zero

@@ -1,19 +1,20 @@
 import Foundation
 
-/// XML bytes made ready for libxml2: UTF-8, checked to declare no entities, with the name of the root element
-/// found on the way.
+/// XML bytes made ready for libxml2: UTF-8, with no entity declaration left (safe internal ones expanded, any
+/// other refused), with the name of the root element found on the way.
 struct XMLInput {
     /// The bytes to parse: valid UTF-8, with an XML declaration (if any) that says so.
     var bytes: [UInt8]
     /// The root element's qualified name as written (for example `rss`, `rdf:RDF`, `feed`), or `nil` when none.
     var rootName: String?
 
-    /// Checks and converts `raw` so that XMLParser can read it safely.
+    /// Checks and converts `raw` so that libxml2 can read it safely.
     ///
     /// UTF-16 (by byte order mark or by its `<` pattern) is transcoded to UTF-8 first. With an encoding declared,
     /// other than UTF-8 or US-ASCII, the bytes are transcoded to UTF-8 and the declaration rewritten. Without a
     /// declaration, `charset` (from HTTP) decides, else UTF-8. The result must be valid UTF-8. Then the prolog is
-    /// scanned: a DOCTYPE declaring entities is refused. Last, processing instructions without data are padded
+    /// scanned: a DOCTYPE's safe internal text entities are expanded, any other entity declaration refused (see
+    /// `XMLInternalEntities`). Last, processing instructions without data are padded
     /// (see `XMLProcessingInstructions`).
     /// - Complexity: O(*n*) in the bytes.
     static func prepare(_ raw: [UInt8], charset: String?) throws(FeedParseError) -> XMLInput {
@@ -43,15 +44,18 @@ struct XMLInput {
                 throw FeedParseError(.unsupportedEncoding, "The server announces charset \"\(charset.prefix(40))\", which cannot be read; UTF-8 is expected.")
             }
         }
-        // libxml2 sees nothing but UTF-8 (FoundationXML traps on names that are not).
+        // libxml2 sees nothing but UTF-8 (the reader decodes its names and texts as UTF-8).
         if let offset = TextEncodings.firstInvalidUTF8(in: bytes) {
             let line = bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw FeedParseError(
                 .malformed,
                 "The feed is not valid UTF-8 (line \(line), byte \(offset)); if it is in another encoding, it must say so in its XML declaration or the Content-Type charset.")
         }
-        let rootName = try XMLProlog.scan(bytes)
-        return XMLInput(bytes: XMLProcessingInstructions.paddingEmpty(bytes), rootName: rootName)
+        let prolog = try XMLProlog.scan(bytes)
+        if let doctype = prolog.doctype, !prolog.entities.isEmpty {
+            bytes = try XMLInternalEntities.expand(bytes, doctype: doctype, entities: prolog.entities)
+        }
+        return XMLInput(bytes: XMLProcessingInstructions.paddingEmpty(bytes), rootName: prolog.rootName)
     }
 
     /// The first byte that is not a byte order mark or white space, or `nil` when there is none.

@@ -1,14 +1,26 @@
 /// A scan of the XML prolog (declaration, comments, processing instructions, DOCTYPE) before libxml2 sees the
 /// bytes: the guard against entity attacks, and the root element's name for format detection.
 enum XMLProlog {
-    /// The root element's qualified name, or `nil` when the bytes end before one.
+    /// What the prolog holds.
+    struct Result {
+        /// The root element's qualified name, or `nil` when the bytes end before one.
+        var rootName: String?
+        /// Where the DOCTYPE is, when there is one.
+        var doctype: Range<Int>?
+        /// The internal text entities it declares, by name (the first declaration of a name wins, as in XML).
+        var entities: [String: [UInt8]] = [:]
+    }
+
+    /// Scans the prolog up to the root element.
     ///
-    /// A DOCTYPE whose internal subset declares anything with `<!ENTITY` is refused: that blocks entity expansion
-    /// (billion laughs, quadratic blowup) and external entities (`SYSTEM "file:///etc/passwd"`) before any parsing.
-    /// Other declarations than `<!ELEMENT>` in the subset are refused as well (FoundationXML crashes on some).
+    /// In a DOCTYPE's internal subset, `<!ENTITY>` declarations must be safe internal text entities (see
+    /// `XMLInternalEntities`): anything else is refused, which blocks entity expansion (billion laughs, quadratic
+    /// blowup) and external entities (`SYSTEM "file:///etc/passwd"`) before any parsing. Other declarations than
+    /// `<!ELEMENT>` in the subset are refused as well (FoundationXML crashed on some; a feed needs none).
     /// - Throws: `.forbiddenEntity`, or `.malformed` for a DOCTYPE that never ends or has other declarations.
     /// - Complexity: O(*p*) in the length of the prolog.
-    static func scan(_ bytes: [UInt8]) throws(FeedParseError) -> String? {
+    static func scan(_ bytes: [UInt8]) throws(FeedParseError) -> Result {
+        var result = Result()
         var index = 0
         let count = bytes.count
         while index < count {
@@ -17,13 +29,15 @@ enum XMLProlog {
                 index += 1
                 continue
             }
-            guard byte == UInt8(ascii: "<") else { return nil }
+            guard byte == UInt8(ascii: "<") else { return result }
             if matches(bytes, at: index, "<?") {
                 index = end(of: "?>", in: bytes, from: index + 2) ?? count
             } else if matches(bytes, at: index, "<!--") {
                 index = end(of: "-->", in: bytes, from: index + 4) ?? count
             } else if matchesIgnoringCase(bytes, at: index, "<!DOCTYPE") {
-                index = try doctypeEnd(bytes, from: index + 9)
+                let start = index
+                index = try doctypeEnd(bytes, from: index + 9, entities: &result.entities)
+                result.doctype = start..<index
             } else if matches(bytes, at: index, "<!") {
                 index = end(of: ">", in: bytes, from: index + 2) ?? count
             } else {
@@ -34,15 +48,17 @@ enum XMLProlog {
                     nameEnd += 1
                 }
                 let name = String(decoding: bytes[(index + 1)..<nameEnd], as: UTF8.self)
-                return name.isEmpty ? nil : name
+                result.rootName = name.isEmpty ? nil : name
+                return result
             }
         }
-        return nil
+        return result
     }
 
-    /// The index just past the DOCTYPE's closing `>`, refusing entity declarations on the way. Quoted literals
-    /// and comments are skipped; `[` … `]` is the internal subset.
-    private static func doctypeEnd(_ bytes: [UInt8], from start: Int) throws(FeedParseError) -> Int {
+    /// The index just past the DOCTYPE's closing `>`, reading its entity declarations into `entities` (refusing
+    /// unsafe ones) on the way. Quoted literals and comments are skipped; `[` … `]` is the internal subset.
+    private static func doctypeEnd(_ bytes: [UInt8], from start: Int, entities: inout [String: [UInt8]]) throws(FeedParseError) -> Int {
+        var declarations = 0
         var index = start
         var inSubset = false
         while index < bytes.count {
@@ -65,16 +81,26 @@ enum XMLProlog {
                 return index + 1
             case UInt8(ascii: "<"):
                 if matchesIgnoringCase(bytes, at: index, "<!ENTITY") {
-                    throw FeedParseError(
-                        .forbiddenEntity,
-                        "The feed's DOCTYPE declares entities, which are refused (they can expand without bound or read local files). Remove the <!ENTITY> declarations."
-                    )
+                    guard inSubset else {
+                        throw FeedParseError(.forbiddenEntity, "The feed's DOCTYPE has an <!ENTITY> declaration outside its internal subset, which is refused.")
+                    }
+                    declarations += 1
+                    guard declarations <= XMLInternalEntities.maximumDeclarations else {
+                        throw FeedParseError(
+                            .forbiddenEntity,
+                            "The feed's DOCTYPE declares more than \(XMLInternalEntities.maximumDeclarations) <!ENTITY> declarations, which is refused.")
+                    }
+                    let declaration = try XMLInternalEntities.declaration(in: bytes, at: index)
+                    if entities[declaration.name] == nil { entities[declaration.name] = declaration.text }
+                    index = declaration.end
+                    continue
                 }
                 if matches(bytes, at: index, "<!--") {
                     index = end(of: "-->", in: bytes, from: index + 4) ?? bytes.count
                 } else if inSubset && !matchesIgnoringCase(bytes, at: index, "<!ELEMENT") {
-                    // FoundationXML crashes on some attribute-list and notation declarations (null pointers it
-                    // does not expect): a feed needs none, so the internal subset may hold element declarations only.
+                    // FoundationXML, which read feeds before libxml2's SAX2 interface did, crashed on some
+                    // attribute-list and notation declarations; a feed needs none, so the internal subset may still
+                    // hold element and (safe) entity declarations only.
                     throw FeedParseError(
                         .malformed,
                         "The feed's DOCTYPE has declarations other than <!ELEMENT> (<!ATTLIST>, <!NOTATION> or a processing instruction), which are not accepted; a feed needs no internal DTD subset."

@@ -1,139 +1,99 @@
-import Foundation
+/// Builds an `XMLDocument` from SAX events (libxml2's SAX2 interface, see `LibXML2Reader`): names interned and
+/// lower-cased as feed readers compare them, `xml:base` resolved on the way, element nesting bounded, character
+/// data appended to one buffer.
+final class XMLTreeBuilder {
+    let maximumDepth: Int
+    /// The first error that stops the parse (a malformed document, too deep a nesting).
+    var failure: FeedParseError?
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+    private var elements: [XMLDocument.Element] = []
+    private var characters: [UInt8] = []
+    private var strings: [String] = [""]
+    private var stringIDs: [String: Int32] = ["": 0]
+    private var attributeSets: [[String: String]] = []
+    private var bases: [String] = []
+    private let documentBase: Int32
+    /// The open elements, innermost last.
+    private var stack: [Int32] = []
 
-/// Reads XML into `XMLNode`s with FoundationXML's `XMLParser` (libxml2's SAX interface): namespace-aware, no
-/// external entities, element nesting bounded.
-final class XMLTreeBuilder: NSObject, XMLParserDelegate {
-    private let maximumDepth: Int
-    private let documentBase: String?
-    private var stack: [XMLNode] = []
-    private var root: XMLNode?
-    private var failure: FeedParseError?
-
-    private init(maximumDepth: Int, documentBase: String?) {
+    init(maximumDepth: Int, documentBase: String?, expectedBytes: Int) {
         self.maximumDepth = maximumDepth
-        self.documentBase = documentBase
-    }
-
-    /// Parses prepared bytes (see `XMLInput`) into a tree and returns its root element.
-    /// - Throws: `.malformed` with the line and column libxml2 reports, or when elements nest deeper than
-    ///   `maximumDepth`.
-    /// - Complexity: O(*n*) in the bytes.
-    static func parse(_ input: XMLInput, baseURL: String?, maximumDepth: Int) throws(FeedParseError) -> XMLNode {
-        let builder = XMLTreeBuilder(maximumDepth: maximumDepth, documentBase: baseURL)
-        let parser = XMLParser(data: Data(input.bytes))
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = builder
-        let succeeded = parser.parse()
-        if let failure = builder.failure { throw failure }
-        guard succeeded, let root = builder.root else {
-            throw FeedParseError(
-                .malformed,
-                "The XML could not be read (line \(parser.lineNumber), column \(parser.columnNumber)).")
-        }
-        return root
-    }
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
-        attributes attributeDict: [String: String] = [:]
-    ) {
-        guard failure == nil else { return }
-        guard stack.count < maximumDepth else {
-            failure = FeedParseError(
-                .malformed,
-                "The XML nests elements deeper than \(maximumDepth) levels (line \(parser.lineNumber)); a feed never needs that.")
-            parser.abortParsing()
-            return
-        }
-        let parentBase = stack.last?.base ?? documentBase
-        var base = parentBase
-        if let declared = attributeDict["xml:base"] { base = FeedText.resolve(declared, against: parentBase) ?? parentBase }
-        var namespace = namespaceURI ?? ""
-        if namespace.isEmpty, let qName, let colon = qName.firstIndex(of: ":") {
-            namespace = Self.wellKnownNamespaces[String(qName[..<colon])] ?? ""
-        }
-        let node = XMLNode(name: elementName, namespace: namespace, attributes: attributeDict, base: base)
-        if let parent = stack.last {
-            parent.children.append(node)
-        } else if root == nil {
-            root = node
-        }
-        stack.append(node)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
-        if !stack.isEmpty { stack.removeLast() }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        append(string)
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        append(String(decoding: CDATABlock, as: UTF8.self))
-    }
-
-    /// Adds character data where it belongs: the open element's text, or the tail of its last child.
-    @inline(__always)
-    private func append(_ string: String) {
-        guard let current = stack.last else { return }
-        if let last = current.children.last {
-            last.tail += string
+        if let documentBase {
+            bases.append(documentBase)
+            self.documentBase = 0
         } else {
-            current.text += string
+            self.documentBase = -1
         }
+        // Character data is most of a feed; elements are about one per 50 bytes.
+        characters.reserveCapacity(expectedBytes)
+        elements.reserveCapacity(expectedBytes / 64)
     }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        guard failure == nil else { return }
-        let code = (parseError as NSError).code
-        guard !Self.isTolerated(code) else { return }
-        failure = FeedParseError(
-            .malformed,
-            "The XML is malformed at line \(parser.lineNumber), column \(parser.columnNumber): \(Self.reason(code)) (XML error \(code)).")
-        // Stop at the first error: XMLParser runs libxml2 in recovery mode, whose guesses are not worth reading
-        // (and each further error costs memory FoundationXML never frees).
-        parser.abortParsing()
+    /// Whether another element may open under the current one.
+    var mayOpenElement: Bool { stack.count < maximumDepth }
+
+    /// The index of `string` in the document's strings (names and namespace URIs), added when new.
+    /// - Complexity: O(1) expected.
+    func intern(_ string: String) -> Int32 {
+        if let id = stringIDs[string] { return id }
+        let id = Int32(strings.count)
+        strings.append(string)
+        stringIDs[string] = id
+        return id
     }
 
-    /// libxml2's warnings and namespace errors, which real feeds have and which do not make the XML unreadable:
-    /// an unknown XML version, odd `xml:lang` or namespace URIs, an undeclared prefix (see `wellKnownNamespaces`).
-    private static func isTolerated(_ code: Int) -> Bool {
-        switch code {
-        case 97, 98, 99, 100, 102, 106, 107, 200...204: return true
-        default: return false
+    /// The string an `intern` index stands for.
+    func string(_ id: Int32) -> String { strings[Int(id)] }
+
+    /// Opens an element: `name` and `namespace` are `intern` indices (the name lower-cased, the namespace `""` for
+    /// none), `attributes` by lower-cased qualified name.
+    /// - Complexity: O(1) amortized, plus resolving an `xml:base`.
+    func open(name: Int32, namespace: Int32, attributes: [String: String]) {
+        let parent = stack.last ?? -1
+        var base = parent >= 0 ? elements[Int(parent)].base : documentBase
+        if let declared = attributes["xml:base"] {
+            let parentBase = base >= 0 ? bases[Int(base)] : nil
+            if let resolved = FeedText.resolve(declared, against: parentBase) {
+                bases.append(resolved)
+                base = Int32(bases.count - 1)
+            }
         }
+        var attributeSet: Int32 = -1
+        if !attributes.isEmpty {
+            attributeSets.append(attributes)
+            attributeSet = Int32(attributeSets.count - 1)
+        }
+        let index = Int32(elements.count)
+        let position = Int32(characters.count)
+        elements.append(XMLDocument.Element(
+            name: name, namespace: namespace, attributes: attributeSet, base: base, parent: parent,
+            contentStart: position, contentEnd: position))
+        if parent >= 0 {
+            let previous = elements[Int(parent)].lastChild
+            if previous >= 0 { elements[Int(previous)].nextSibling = index } else { elements[Int(parent)].firstChild = index }
+            elements[Int(parent)].lastChild = index
+        }
+        stack.append(index)
     }
 
-    /// Namespaces for prefixes feeds use without declaring them (libxml2 then reports no namespace).
-    private static let wellKnownNamespaces: [String: String] = [
-        "dc": FeedNamespace.dublinCore, "dcterms": FeedNamespace.dublinCoreTerms, "content": FeedNamespace.content,
-        "media": FeedNamespace.media, "atom": FeedNamespace.atom, "rdf": FeedNamespace.rdf,
-    ]
+    /// Closes the open element.
+    func close() {
+        guard let index = stack.popLast() else { return }
+        elements[Int(index)].contentEnd = Int32(characters.count)
+    }
 
-    /// A short explanation of the libxml2 error codes (`xmlParserErrors`, which XMLParser passes on as its
-    /// error codes) a feed meets in practice.
-    private static func reason(_ code: Int) -> String {
-        switch code {
-        case 3, 4: return "the document is empty or does not start with an element"
-        case 5: return "there is content after the root element"
-        case 8, 9, 81: return "a character that is not allowed in XML (wrong encoding, or binary data?)"
-        case 23: return "an entity reference without its ';' (write & as &amp;)"
-        case 26, 27: return "an undeclared entity such as &nbsp; (XML knows only &amp; &lt; &gt; &quot; &apos; and numeric references)"
-        case 31, 32: return "the declared encoding is not supported"
-        case 39, 40, 41: return "an attribute without a properly quoted value"
-        case 42: return "an attribute given twice"
-        case 68: return "a name is expected (often a bare '&' or '<' in text: write &amp; and &lt;)"
-        case 72, 73, 74: return "a tag that is not closed"
-        case 76: return "an end tag that does not match the open element (an unclosed tag?)"
-        case 77, 85: return "the document ends before its elements are closed (truncated?)"
-        default: return "libxml2 refused the document"
-        }
+    /// Character data (entities and character references already decoded, CDATA included), kept only inside the
+    /// root element.
+    @inline(__always)
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !stack.isEmpty else { return }
+        characters.append(contentsOf: bytes)
+    }
+
+    /// The root element of what was built, or `nil` when no element was seen.
+    func finish() -> XMLNode? {
+        guard !elements.isEmpty else { return nil }
+        let document = XMLDocument(elements: elements, characters: characters, strings: strings, attributeSets: attributeSets, bases: bases)
+        return XMLNode(document: document, index: 0)
     }
 }

@@ -11,7 +11,7 @@ import Testing
         #expect(feed.entries.count == 2)
 
         let first = feed.entries[0]
-        #expect(first.title == "Atom <em>powered</em> robots")
+        #expect(first.title == "Atom powered robots", "an html title is shown as text")
         #expect(first.link == "https://blog.example.org/2026/11/robots")
         #expect(first.enclosure == FeedEnclosure(url: "https://blog.example.org/media/robots.mp3", type: "audio/mpeg", length: 1337))
         #expect(first.id == "urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a")
