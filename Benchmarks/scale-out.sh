@@ -7,7 +7,7 @@
 #  - reads_1 / reads_2: the same for reads (Benchmarks/lua/read.lua: documents, old revisions, fixed diffs);
 #  - cross_wake_p99_ms: 1,000 long polls parked on instance B, woken by one write through instance A: the p99 of
 #    the time from sending the write to each poll's complete answer (Benchmarks/parked-polls.py --write-port),
-#    the worst of $WAKE_ROUNDS rounds;
+#    the worst of $WAKE_ROUNDS rounds after one unmeasured round;
 #  - sqlite_writes: writes_1's load on the embedded SQLite store, the baseline.
 #  - pgbench_append: PostgreSQL alone running one append as the service sends it (Benchmarks/pgbench-append.sql)
 #    through pgbench, with as many clients as the instance has write threads;
@@ -137,28 +137,35 @@ wal_bytes=$(sql scale_two "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal_be
 echo "details: two instances wrote $revisions revisions, $wal_bytes bytes of WAL ($((${wal_bytes%.*} / (revisions > 0 ? revisions : 1))) per revision)" >&2
 reads_2=$(wrk_rps Benchmarks/lua/read.lua "$CONNECTIONS" "$a" "$b")
 
-# 1,000 polls parked on b, woken by a write through a.
+# 1,000 polls parked on b, woken by a write through a (cross) or through b itself (same: what answering them
+# costs without crossing instances). One unmeasured round of each first (b's first 1,000 connections, its first
+# rendering), then the measured rounds alternate, so that both see the same machine; each figure is the worst of
+# its rounds.
 curl -fs -X PUT -H 'Content-Type: application/json' --data '{"kind":"sections","sections":[]}' \
     "http://127.0.0.1:$a/v1/lists/parked" >/dev/null
-wake=0
-for round in $(seq 1 "$WAKE_ROUNDS"); do
-    line=$(python3 Benchmarks/parked-polls.py --port "$b" --pid "$b_pid" --write-port "$a" --list parked --polls 1000 \
-        --procs 1 --deadline 60 | tee "$work/wake-$round.log" | grep '^parked polls=' || true)
-    echo "details: wake round $round: $(grep -E '^(opened|PUT [0-9])' "$work/wake-$round.log" | tr '\n' ' ')" >&2
+# wake_p99 NAME ROUND [--write-port PORT]: one round of 1,000 parked polls on b; prints the p99 in ms.
+wake_p99() {
+    local name=$1 round=$2 line p99 answered
+    shift 2
+    line=$(python3 Benchmarks/parked-polls.py --port "$b" --pid "$b_pid" "$@" --list parked --polls 1000 \
+        --procs 1 --deadline 60 | tee "$work/wake-$name-$round.log" | grep '^parked polls=' || true)
+    echo "details: $name wake round $round: $(grep -E '^(opened|PUT [0-9])' "$work/wake-$name-$round.log" | tr '\n' ' ')" >&2
     p99=$(echo "$line" | sed -n 's/.*p99_ms=\([0-9-]*\).*/\1/p')
     answered=$(echo "$line" | sed -n 's/.*answered=\([0-9]*\).*/\1/p')
     if [ -z "$p99" ] || [ "${answered:-0}" -ne 1000 ]; then
-        echo "error: the cross-instance wake-up failed: $(tail -3 "$work/wake-$round.log")" >&2
+        echo "error: the $name wake-up failed: $(tail -3 "$work/wake-$name-$round.log")" >&2
         exit 1
     fi
-    [ "$p99" -gt "$wake" ] && wake=$p99
-done
-# The same 1,000 polls woken by a write through b itself: what answering them costs without crossing instances.
+    echo "$p99"
+}
+wake_p99 cross 0 --write-port "$a" >/dev/null || exit 1
+wake_p99 same 0 >/dev/null || exit 1
+wake=0
 same=0
 for round in $(seq 1 "$WAKE_ROUNDS"); do
-    line=$(python3 Benchmarks/parked-polls.py --port "$b" --list parked --polls 1000 --procs 1 --deadline 60 | grep '^parked polls=' || true)
-    p99=$(echo "$line" | sed -n 's/.*p99_ms=\([0-9-]*\).*/\1/p')
-    [ -n "$p99" ] || { echo "error: the same-instance wake-up failed: $line" >&2; exit 1; }
+    p99=$(wake_p99 cross "$round" --write-port "$a") && [ -n "$p99" ] || exit 1
+    [ "$p99" -gt "$wake" ] && wake=$p99
+    p99=$(wake_p99 same "$round") && [ -n "$p99" ] || exit 1
     [ "$p99" -gt "$same" ] && same=$p99
 done
 stop_all
