@@ -20,7 +20,7 @@ enum URIResolution {
                 target.path = baseParts.path
                 target.query = ref.query ?? baseParts.query
             } else {
-                if ref.path.hasPrefix("/") {
+                if ref.path.utf8.first == UInt8(ascii: "/") {
                     target.path = Substring(removingDotSegments(ref.path))
                 } else {
                     target.path = Substring(removingDotSegments(Substring(merge(baseParts, ref.path))))
@@ -43,23 +43,25 @@ enum URIResolution {
             (self.scheme, self.authority, self.path, self.query, self.fragment) = (scheme, authority, path, query, fragment)
         }
 
+        /// Splits `text`, which holds URI characters only (ASCII), so byte positions are character positions: the
+        /// searches run over the UTF-8 bytes, without grapheme breaking.
         init(_ text: String) {
             var rest = Substring(text)
-            if let hash = rest.firstIndex(of: "#") {
+            if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) {
                 fragment = rest[rest.index(after: hash)...]
                 rest = rest[..<hash]
             }
-            if let question = rest.firstIndex(of: "?") {
+            if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
                 query = rest[rest.index(after: question)...]
                 rest = rest[..<question]
             }
-            if let colon = rest.firstIndex(of: ":"), URIResolution.isScheme(rest[..<colon]) {
+            if let colon = rest.utf8.firstIndex(of: UInt8(ascii: ":")), URIResolution.isScheme(rest[..<colon]) {
                 scheme = rest[..<colon]
                 rest = rest[rest.index(after: colon)...]
             }
-            if rest.hasPrefix("//") {
-                let afterSlashes = rest.index(rest.startIndex, offsetBy: 2)
-                let end = rest[afterSlashes...].firstIndex(of: "/") ?? rest.endIndex
+            if rest.utf8.starts(with: "//".utf8) {
+                let afterSlashes = rest.utf8.index(rest.startIndex, offsetBy: 2)
+                let end = rest[afterSlashes...].utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
                 authority = rest[afterSlashes..<end]
                 rest = rest[end...]
             }
@@ -80,16 +82,17 @@ enum URIResolution {
     /// RFC 3986 5.2.3: the base's path up to its last `/`, then the reference's.
     private static func merge(_ base: Parts, _ path: Substring) -> String {
         if base.authority != nil && base.path.isEmpty { return "/" + path }
-        guard let slash = base.path.lastIndex(of: "/") else { return String(path) }
+        guard let slash = base.path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return String(path) }
         return String(base.path[...slash] + path)
     }
 
     /// RFC 3986 5.2.4: `.` and `..` segments removed.
     static func removingDotSegments(_ path: Substring) -> String {
-        guard path.contains(".") else { return String(path) }
+        guard path.utf8.contains(UInt8(ascii: ".")) else { return String(path) }
         var output: [Substring] = []
-        let absolute = path.hasPrefix("/")
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(absolute ? 1 : 0)
+        let absolute = path.utf8.first == UInt8(ascii: "/")
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst(absolute ? 1 : 0)
+            .map { Substring($0) }
         for (offset, segment) in segments.enumerated() {
             let last = offset == segments.count - 1
             switch segment {
