@@ -116,7 +116,7 @@ pgbench_tps() {  # pgbench_tps SCRIPT CLIENTS
 }
 pgbench_append=$(pgbench_tps Benchmarks/pgbench-append.sql 2)
 echo "details: PostgreSQL alone, one append through pgbench with 2 clients: ${pgbench_append:-?} transactions/s (the function), $(pgbench_tps Benchmarks/pgbench-append-statements.sql 2) (the eight statements)" >&2
-echo "details: the same with 8 clients: $(pgbench_tps Benchmarks/pgbench-append.sql 8) (the function), $(pgbench_tps Benchmarks/pgbench-append-statements.sql 8) (the eight statements)" >&2
+echo "details: the same with $CONNECTIONS clients (as many as wrk's connections): $(pgbench_tps Benchmarks/pgbench-append.sql "$CONNECTIONS") (the function), $(pgbench_tps Benchmarks/pgbench-append-statements.sql "$CONNECTIONS") (the eight statements)" >&2
 
 # sql DATABASE QUERY: one value, as the cluster's superuser (for the details printed to stderr).
 sql() {
