@@ -15,8 +15,7 @@ final class KnownHeads: Sendable {
         self.capacity = capacity
     }
 
-    /// The head last seen for `id`; `.some(nil)` is never returned (an id whose row is known to be absent is
-    /// simply not known).
+    /// The head last seen for `id`, or `nil` when none is known (an id found to have no row is not recorded).
     func head(_ id: String) -> StoredHead? {
         heads.withLock { $0[id] }
     }

@@ -9,10 +9,11 @@ import Synchronization
 ///
 /// The same rows and rules as the SQLite store (see ``RevisionStore``), with what sharing needs:
 /// - **One writer per list at a time, across instances.** An append or a delete runs in one transaction that
-///   first takes a transaction-scoped advisory lock on the list's id, then reads its head, so revisions are
+///   first takes a transaction-scoped advisory lock on the list's id, then checks its head, so revisions are
 ///   numbered without gaps and of racing writers expecting the same revision exactly one commits; the others get
-///   ``StoreError/conflict(current:)``. A call returns after `COMMIT` was acknowledged (`synchronous_commit`, the
-///   server's default, makes that durable).
+///   ``StoreError/conflict(current:)``. An append is one round trip (``AppendFunction``): the head is decided here
+///   from the head last seen (``KnownHeads``), and the database applies it only if that is still the head. A call
+///   returns after the commit was acknowledged (`synchronous_commit`, the server's default, makes that durable).
 /// - **Announcements.** The committing transaction sends `NOTIFY` (delivered only if it commits, in commit
 ///   order); every instance `LISTEN`s on a connection of its own and hands the others' commits to the service
 ///   (``startAnnouncements(_:)``). A broken listening connection is reconnected, announced as `interrupted` then
