@@ -105,7 +105,7 @@ import re, sys
 route = sys.argv[1]
 total = 0.0
 for line in sys.stdin:
-    m = re.match(r"^http_requests_total\{([^}]*)\}\s+(\S+)", line)
+    m = re.match(r"^http_requests_total\{(.*)\}\s+(\S+)$", line.strip())
     if m and f"route=\"{route}\"" in m.group(1) and "method=\"GET\"" in m.group(1):
         total += float(m.group(2))
 print(int(total))' "$1"

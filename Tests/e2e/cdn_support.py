@@ -91,7 +91,7 @@ def requests_to_origin(server, route, method="GET"):
     """`http_requests_total` of `route` and `method` summed over statuses, from the origin's /metrics."""
     total = 0.0
     for line in server.get("/metrics").text.splitlines():
-        m = re.match(r"^http_requests_total\{([^}]*)\}\s+(\S+)", line)
+        m = re.match(r"^http_requests_total\{(.*)\}\s+(\S+)$", line.strip())
         if m and f'route="{route}"' in m.group(1) and f'method="{method}"' in m.group(1):
             total += float(m.group(2))
     return total
