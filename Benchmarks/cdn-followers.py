@@ -116,7 +116,9 @@ async def follow(host, port, list_id, wait, docs, received, state, started, hold
     target = f"/v1/lists/{list_id}/diff?from={document['revision']}&wait={wait}"
     holder["document"], holder["polls"] = document, 0
     started()
-    while time.monotonic() < state["deadline"]:
+    # The last write wakes every held poll: a follower stops once it holds the final revision, with no poll left
+    # in flight (a cancelled poll would abort the origin request other followers wait for behind the cache lock).
+    while document["revision"] < state["final"] and time.monotonic() < state["deadline"]:
         status, headers, body = await connection.get(target)
         holder["polls"] += 1
         if status != 200:
@@ -137,7 +139,7 @@ def follower_process(args, count, ready, control, results):
 
     async def main():
         docs, received = Documents(), []
-        state = {"final": None, "deadline": time.monotonic() + args.timeout}
+        state = {"final": args.final, "deadline": time.monotonic() + args.timeout}
         polling = 0
 
         def started():
@@ -154,15 +156,9 @@ def follower_process(args, count, ready, control, results):
                 await asyncio.sleep(0.02)  # open connections in small bursts
         loop = asyncio.get_running_loop()
         final = json.loads(await loop.run_in_executor(None, control.get))
-        while time.monotonic() < state["deadline"] and not all(t.done() for t in tasks):
-            if all(h["document"]["revision"] == final["revision"] for h in holders):
-                break
-            await asyncio.sleep(0.1)
-        for t in tasks:
-            t.cancel()
         outcomes = await asyncio.gather(*tasks, return_exceptions=True)
         documents = [h["document"] for h in holders]
-        errors = [repr(o) for o in outcomes if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
+        errors = [repr(o) for o in outcomes if isinstance(o, BaseException)]
         # Followers at one revision share one memoised document: each distinct one is compared once.
         final_sections, verdicts = canon_sections(final), {}
         for d in documents:
@@ -210,6 +206,7 @@ def main():
 
     started = time.monotonic()
     revision = put(args.origin, args.list, document(0))
+    args.final = revision + args.writes
     ctx = multiprocessing.get_context("fork")
     ready, control, results = ctx.Queue(), ctx.Queue(), ctx.Queue()
     shares = [args.followers // args.processes + (1 if p < args.followers % args.processes else 0) for p in range(args.processes)]
@@ -230,6 +227,7 @@ def main():
             time.sleep(pause)
     with urllib.request.urlopen(f"http://127.0.0.1:{args.origin}/v1/lists/{args.list}", timeout=30) as answer:
         final = json.loads(answer.read())
+    assert final["revision"] == args.final, (final["revision"], args.final)
     for _ in workers:
         control.put(json.dumps(final))
     merged = {"exact": 0, "polls": 0, "received": [], "errors": [], "error_count": 0}
