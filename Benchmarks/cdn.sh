@@ -21,6 +21,8 @@ WAIT="${WAIT:-10}"
 WRITES="${WRITES:-20}"
 RATE="${RATE:-1}"
 TIMEOUT="${TIMEOUT:-240}"
+# NGINX_ACCESS_LOG=FILE keeps nginx's access log (worker, time, URI, status, cache status, upstream time) for a look;
+# NGINX_ERROR_LOG=FILE and NGINX_ERROR_LEVEL=info its error log; NGINX_WORKERS (default 2) its worker processes.
 
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -81,14 +83,15 @@ temp=""
 for kind in client_body proxy fastcgi uwsgi scgi; do temp+="    ${kind}_temp_path $WORK/nginx/$kind;"$'\n'; done
 cat >"$WORK/nginx/nginx.conf" <<EOF
 $( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes 2;
+worker_processes ${NGINX_WORKERS:-2};
 worker_rlimit_nofile $((NOFILE - 100));
 daemon off;
 pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log crit;
+error_log ${NGINX_ERROR_LOG:-$WORK/nginx/error.log} ${NGINX_ERROR_LEVEL:-crit};
 events { worker_connections $((NOFILE - 500)); }
 http {
-    access_log off;
+    log_format bench '\$pid \$msec \$request_uri \$status \$upstream_cache_status \$upstream_response_time';
+    access_log ${NGINX_ACCESS_LOG:-off}$( [ -n "${NGINX_ACCESS_LOG:-}" ] && echo " bench" );
     keepalive_requests 100000;
 $temp
 $site
