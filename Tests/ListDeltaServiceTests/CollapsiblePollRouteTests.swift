@@ -40,6 +40,17 @@ import Testing
         #expect((before...after).contains(cursor))
     }
 
+    /// A 304 names the next poll too: a cache that takes a revalidation's headers keeps a current `next`.
+    @Test func aNotModifiedAnswerNamesTheNextPollToo() throws {
+        let test = try TestService()
+        test.put("l", items: ["a"])
+        let answer = try #require(test.answer(.GET, "/v1/lists/l/diff?from=0&wait=2", headers: ["If-None-Match": #""0-1""#]))
+        #expect(answer.status == 304)
+        #expect(next(answer)?.map(\.0) == ["from", "wait", "cursor"])
+        #expect(answer.headers["Cache-Control"] == "public, max-age=20")
+        #expect(answer.headers["Vary"] == "Accept-Encoding")
+    }
+
     @Test func anEmptyAnswerMovesTheCursorOn() throws {
         let test = try TestService()
         test.put("l", items: ["a"])
