@@ -102,6 +102,42 @@ def test_200_followers_over_20_revisions_cost_the_origin_about_one_poll_per_revi
     assert 1 <= origin_documents <= 3, origin_documents
 
 
+def test_more_than_1024_requests_for_one_held_poll_cost_the_origin_one(origin, tmp_path_factory):
+    """nginx counts an entry's uses in 10 bits: without `proxy_cache_min_uses 0` every 1024th request for one URL
+    goes to the origin while the first is still held there."""
+    import asyncio
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 8192:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (8192 if hard == resource.RLIM_INFINITY else min(hard, 8192), hard))
+    crowd = 1500
+    cache = Cache(origin, tmp_path_factory.mktemp("cdn-1500"), worker_connections=crowd + 500)
+    try:
+        lid = uid("uses")
+        origin.put(lid, doc_of(["a"]))
+        # A cursor far ahead: every request is held for its whole wait, long enough for all of them to arrive.
+        target = f"/v1/lists/{lid}/diff?from=1&wait=4&cursor={interval() + 50}"
+        before = requests_to_origin(origin, DIFF_ROUTE)
+
+        async def one(i):
+            await asyncio.sleep(i / crowd)
+            reader, writer = await asyncio.open_connection("127.0.0.1", cache.port)
+            writer.write(f"GET {target} HTTP/1.1\r\nHost: cache\r\nConnection: close\r\n\r\n".encode())
+            answer = await reader.read()
+            writer.close()
+            return answer.split(b"\r\n", 1)[0]
+
+        async def everyone():
+            return await asyncio.gather(*[one(i) for i in range(crowd)])
+
+        statuses = asyncio.run(everyone())
+        assert set(statuses) == {b"HTTP/1.1 200 OK"}
+        assert requests_to_origin(origin, DIFF_ROUTE) - before == 1
+    finally:
+        cache.stop()
+
+
 def test_a_poll_that_times_out_names_a_next_poll_with_a_later_cursor(origin, cache):
     lid = uid("quiet")
     origin.put(lid, doc_of(["a"]))
