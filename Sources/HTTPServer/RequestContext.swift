@@ -118,6 +118,8 @@ final class RequestContext: @unchecked Sendable {
             guard head.add(field.name, value) else { continue }
             if !hasContentType, HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { hasContentType = true }
             if origin != nil, !hasCORS, HTTPHeaders.equalsIgnoringCase(field.name, "Access-Control-Allow-Origin") { hasCORS = true }
+            // A handler that varies by coding itself (a cacheable answer, whatever its size) says so once.
+            if vary, HTTPHeaders.equalsIgnoringCase(field.name, "Vary"), field.value.lowercased().contains("accept-encoding") { vary = false }
         }
         if vary { head.addServerField("Vary", "Accept-Encoding") }
         if gzipped { head.addServerField("Content-Encoding", "gzip") }

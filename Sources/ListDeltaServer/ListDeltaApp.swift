@@ -44,7 +44,7 @@ public final class ListDeltaApp: Sendable {
         http.timeoutSeconds = configuration.timeoutSeconds
         http.requestTimeoutSeconds = configuration.requestTimeoutSeconds
         http.corsAllowedOrigins = configuration.corsOrigins
-        http.corsExposedHeaders = ["ETag", "Content-Encoding", "Location"]
+        http.corsExposedHeaders = ["ETag", "Link", "Content-Encoding", "Location"]
         http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID"]
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: configuration.responseHead) ?? .plain

@@ -45,6 +45,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The longest long poll in seconds (default 60).")
     var maxWait: Int?
 
+    @Option(help: "The length of a poll cursor's interval in seconds: the longest a shared cache keeps a poll's answer (default 20).")
+    var cursorSeconds: Int?
+
     @Option(help: "A bearer token accepted for writes; repeat for several.")
     var writeToken: [String] = []
 
@@ -94,6 +97,7 @@ struct Serve: ParsableCommand {
         if let data { settings.dataDirectory = data }
         if let retention { settings.retention = retention }
         if let maxWait { settings.maxWaitSeconds = maxWait }
+        if let cursorSeconds { settings.cursorSeconds = cursorSeconds }
         if !writeToken.isEmpty { settings.writeTokens = writeToken }
         if allowAnonymousWrites { settings.allowAnonymousWrites = true }
         if let readAccess { settings.readAccess = readAccess }

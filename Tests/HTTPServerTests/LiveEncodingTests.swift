@@ -28,6 +28,12 @@ import ZlibCodec
             #expect(prePlain.text == "plain")
             #expect(prePlain.header("vary") == "Accept-Encoding")
             #expect(prePlain.header("content-type") == "application/json")
+            // A handler's own `Vary: Accept-Encoding` is sent once, gzip'd or not (repeated fields would be joined).
+            for coding in ["gzip", "identity"] {
+                let varying = try #require(client.request("GET", "/pre-varying", headers: [("Accept-Encoding", coding)]))
+                #expect(varying.header("vary") == "Accept-Encoding")
+                #expect(varying.fieldNames.filter { $0 == "vary" }.count == 1)
+            }
         }
     }
 

@@ -26,6 +26,11 @@ func echoRouter() -> Router {
     router.add(.GET, "/pre") { _, responder in
         responder.respond(HTTPResponse(status: 200, body: .precompressed(plain: Array("plain".utf8), gzip: Array("GZIP".utf8))))
     }
+    router.add(.GET, "/pre-varying") { _, responder in
+        // A cacheable answer that says it varies by coding itself, whatever its size.
+        responder.respond(HTTPResponse(
+            status: 200, headers: ["Vary": "Accept-Encoding"], body: .precompressed(plain: Array("plain".utf8), gzip: Array("GZIP".utf8))))
+    }
     return router
 }
 

@@ -41,6 +41,26 @@ import Testing
         ])
     }
 
+    /// Each poll after the first is the one the previous answer named, verbatim; a `next` that starts from another
+    /// revision than the one held (after a reset) is not used.
+    @Test func longPollsFollowTheNextLinkVerbatim() async {
+        let r1 = Served.list(1, ["a", "b"]), r2 = Served.list(2, ["b", "c", "a"]), r5 = Served.list(5, ["c"]), r6 = Served.list(6, [])
+        let transport = ScriptedTransport([
+            .answer(200, Served.document(r1)),
+            .linked(200, Served.diff(r1, r2), next: "/v1/lists/a/diff?from=2&wait=25&cursor=40"),
+            .linked(200, Served.diff(r2, r2), next: "/v1/lists/a/diff?from=2&wait=25&cursor=41"),
+            .linked(410, Served.problem(410, "gone", current: 5), next: "/v1/lists/a/diff?from=2&wait=25&cursor=99"),
+            .answer(200, Served.document(r5)),
+            .linked(200, Served.diff(r5, r6), next: "/v1/lists/a/diff?from=6&wait=25&cursor=42"),
+        ])
+        let got = await updates(follower(transport), 4)
+        #expect(got.map(\.document) == [r1, r2, r5, r6])
+        #expect(transport.requests == [
+            "/v1/lists/a", "/v1/lists/a/diff?from=1&wait=25", "/v1/lists/a/diff?from=2&wait=25&cursor=40",
+            "/v1/lists/a/diff?from=2&wait=25&cursor=41", "/v1/lists/a", "/v1/lists/a/diff?from=5&wait=25",
+        ])
+    }
+
     @Test func goneRevisionFetchesTheDocumentAgain() async {
         let r1 = Served.list(1, ["a"]), r9 = Served.list(9, ["z"])
         let transport = ScriptedTransport([

@@ -66,6 +66,21 @@ import Testing
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
     }
 
+    @Test func cursorSecondsIsReadFromTheFileAndTheEnvironmentAndBounded() throws {
+        var configuration = ServiceConfiguration()
+        #expect(configuration.cursorSeconds == 20)
+        try configuration.apply(fileContents: Array(#"{"cursorSeconds": 5}"#.utf8), name: "t")
+        #expect(configuration.cursorSeconds == 5)
+        try configuration.apply(environment: ["LISTDELTA_CURSOR_SECONDS": "2"])
+        #expect(configuration.cursorSeconds == 2)
+        try configuration.validate()
+        for bad in [0, -1, 3_601] {
+            configuration.cursorSeconds = bad
+            #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        }
+        #expect(throws: ConfigurationError.self) { try configuration.apply(fileContents: Array(#"{"cursorSeconds": 1.5}"#.utf8), name: "t") }
+    }
+
     @Test func anonymousWritesBeyondLoopbackNeedConsent() throws {
         var configuration = ServiceConfiguration()
         configuration.host = "0.0.0.0"

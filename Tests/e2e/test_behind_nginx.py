@@ -21,8 +21,9 @@ REPO = Path(__file__).resolve().parents[2]
 def documented_nginx_site():
     """The ```nginx block of docs/deployment.md ("Behind a reverse proxy")."""
     text = (REPO / "docs" / "deployment.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```nginx\n(.*?)```", text, re.S)
-    assert len(blocks) == 1, "docs/deployment.md should hold one nginx site"
+    section = text.split("\n## Behind a reverse proxy\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```nginx\n(.*?)```", section, re.S)
+    assert len(blocks) == 1, "docs/deployment.md's \"Behind a reverse proxy\" should hold one nginx site"
     return blocks[0]
 
 

@@ -145,3 +145,14 @@ def test_readme_links_every_page_of_the_docs():
     linked = {(README.parent / target.partition("#")[0]).resolve() for _, target in relative_links(README)}
     unlinked = [page.name for page in sorted(DOCS.glob("*.md")) if page.resolve() not in linked]
     assert not unlinked, f"README.md does not link these pages of docs/: {unlinked}"
+
+
+# (d) the cache configuration shown is the one the tests run
+
+
+def test_deployment_shows_the_nginx_cache_configuration_the_tests_run():
+    conf = read(REPO / "Config" / "nginx-cache.conf")
+    text = read(DOCS / "deployment.md")
+    section = text.split("\n## Behind a shared cache or CDN\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```nginx\n(.*?)```", section, re.S)
+    assert blocks == [conf], "docs/deployment.md's cache configuration differs from Config/nginx-cache.conf: copy the file"

@@ -2,7 +2,9 @@
 public struct FollowOptions: Sendable {
     /// The way changes arrive.
     public enum Mode: String, Sendable, CaseIterable {
-        /// Long polls of `GET /v1/lists/{id}/diff?from=R&wait=S`: one request per change (or per `wait`).
+        /// Long polls of `GET /v1/lists/{id}/diff?from=R&wait=S`, then of the `next` each answer names (verbatim, so
+        /// a shared cache collapses the polls of every follower at one revision): one request per change (or per
+        /// `wait`, or per `cursorSeconds` interval of the server).
         case poll
         /// The event stream `GET /v1/lists/{id}/events?from=R`: one connection, one event per revision.
         case events

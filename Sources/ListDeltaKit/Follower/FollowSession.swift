@@ -19,6 +19,9 @@ struct FollowSession {
     /// 410 or diffs that do not fit): reset only by progress, so such a loop slows down to the maximum delay.
     private var reloadBackoff: Backoff
     private var reloadsWithoutProgress = 0
+    /// The poll the last answer named (its `Link: <…>; rel="next"`), for the revision it starts from: sent
+    /// verbatim, so that every follower at one revision polls the same URL and a shared cache collapses them.
+    private var nextPoll: (from: Int, url: URL)?
 
     init(endpoints: ListEndpoints, listID: String, options: FollowOptions, transport: any ListTransport) {
         self.endpoints = endpoints
@@ -76,13 +79,15 @@ struct FollowSession {
     }
 
     private mutating func poll(from held: ListDocument) async throws(FollowError) -> ListUpdate? {
-        let url = endpoints.diff(from: held.revision, wait: options.wait)
+        let url = nextPoll.flatMap { $0.from == held.revision ? $0.url : nil } ?? endpoints.diff(from: held.revision, wait: options.wait)
         let response = try await get(url, idleTimeout: Double(options.wait) + 15)
         guard response.status == 200 else {
+            nextPoll = nil
             try refused(response.status, body: response.body, holding: held)
             return nil
         }
         let diff = try ResponseBody.diff(response.body)
+        nextPoll = NextLink.target(in: response.headers["link"]).flatMap(endpoints.next).map { (diff.to, $0) }
         if diff.from == diff.to && diff.isEmpty { return nil }
         return advance(held, by: diff)
     }

@@ -65,7 +65,7 @@ extension ServiceConfiguration {
 
     private static let settings: [Setting] = [
         string("host", \.host), int("port", \.port), string("dataDirectory", \.dataDirectory), int("retention", \.retention),
-        int("maxWaitSeconds", \.maxWaitSeconds), int("maxListsPerRequest", \.maxListsPerRequest), double("heartbeatSeconds", \.heartbeatSeconds),
+        int("maxWaitSeconds", \.maxWaitSeconds), int("cursorSeconds", \.cursorSeconds), int("maxListsPerRequest", \.maxListsPerRequest), double("heartbeatSeconds", \.heartbeatSeconds),
         double("drainSeconds", \.drainSeconds),
         strings("corsOrigins", \.corsOrigins), strings("writeTokens", \.writeTokens),
         bool("allowAnonymousWrites", \.allowAnonymousWrites), int("maxBodyBytes", \.maxBodyBytes),

@@ -53,6 +53,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var retention = 1000
     /// The longest long poll, in seconds; larger `wait` values are clamped. The default is 60.
     public var maxWaitSeconds = 60
+    /// The length of a poll cursor's interval in seconds: a long poll whose list does not move is answered (empty)
+    /// by the end of its cursor's interval at the latest, and polls' answers may be kept by shared caches for that
+    /// long (`max-age`). The default is 20.
+    public var cursorSeconds = 20
     /// The most lists one many-lists request (`/v1/events?lists=`, `/v1/diffs?lists=`) may name. The default is 100.
     public var maxListsPerRequest = 100
     /// Seconds between keep-alive comments on event streams. The default is 15.
@@ -152,6 +156,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((0...65_535).contains(port), "port must be 0...65535")
         try require(retention >= 1, "retention must be at least 1")
         try require(maxWaitSeconds >= 0 && maxWaitSeconds <= 3_600, "maxWaitSeconds must be 0...3600")
+        try require((1...3_600).contains(cursorSeconds), "cursorSeconds must be 1...3600")
         try require((1...1_000).contains(maxListsPerRequest), "maxListsPerRequest must be 1...1000")
         try require(heartbeatSeconds > 0, "heartbeatSeconds must be positive")
         try require(drainSeconds >= 0 && drainSeconds <= 300, "drainSeconds must be 0...300")

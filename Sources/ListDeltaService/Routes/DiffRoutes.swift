@@ -4,7 +4,11 @@ import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
 
-/// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S]`, long polls included.
+/// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S][&cursor=K]`, long polls included.
+///
+/// A diff without `to` is a poll: its answer is cacheable for `cursorSeconds` and names the next poll in a `Link`
+/// header, and a poll whose list has not moved is held until the end of its cursor's interval or its `wait`
+/// (``PollCursor``), so that a shared cache collapses the polls of every client at one revision into one request.
 struct DiffRoutes {
     let context: ServiceContext
 
@@ -16,6 +20,11 @@ struct DiffRoutes {
         let explicitTo: Bool
         let format: DiffFormat
         let wait: Double
+        /// The poll's interval: its `cursor`, or the interval it arrived in.
+        let cursor: Int
+        /// `format` and `wait` as the request wrote them, repeated in the `next` link.
+        let givenFormat: String?
+        let givenWait: String?
         /// What allowed the read (`nil`: reads are public); its expiry ends a held poll with 401.
         let grant: Grant?
     }
@@ -32,8 +41,9 @@ struct DiffRoutes {
                     responder.respond(Responses.problem(error))
                     return
                 }
-                if !diffRequest.explicitTo, diffRequest.wait > 0, diffRequest.from == diffRequest.list.head.revision {
-                    Self.park(diffRequest, request, responder, context)
+                let hold = context.pollCursor.hold(cursor: diffRequest.cursor, wait: diffRequest.wait, now: ServiceContext.wallClock())
+                if !diffRequest.explicitTo, hold > 0, diffRequest.from == diffRequest.list.head.revision {
+                    Self.park(diffRequest, hold: hold, request, responder, context)
                 } else {
                     responder.respond(ServiceContext.answer { () throws(ServiceError) in try Self.answer(diffRequest, request, context) })
                 }
@@ -52,6 +62,7 @@ struct DiffRoutes {
         case let other?: throw .badRequest("format must be batch or json-patch, not \"\(other.prefix(40))\"")
         }
         let wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
+        let cursor = try RequestReading.cursor(request) ?? context.pollCursor.interval(at: ServiceContext.wallClock())
         // A revision the client names exists (another instance may have committed it): a cached head older than it
         // is read again from the store before the revision is judged.
         let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id, atLeast: max(from, to ?? 0)) }
@@ -59,7 +70,8 @@ struct DiffRoutes {
             throw ServiceError(context.repository.notServed(revision, head: list.head))
         }
         return DiffRequest(
-            list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait, grant: grant)
+            list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait, cursor: cursor,
+            givenFormat: request.query["format"], givenWait: request.query["wait"], grant: grant)
     }
 
     private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
@@ -71,27 +83,42 @@ struct DiffRoutes {
         _ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext
     ) -> HTTPResponse {
         let opaque = "\(diff.from)-\(diff.to)\(diff.format == .jsonPatch ? "-patch" : "")"
-        // A diff between two fixed revisions never changes; one to "current" does.
-        let cacheControl = diff.explicitTo ? context.immutableCacheControl : "no-cache"
-        return Responses.representation(rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: cacheControl, request: request)
+        // A diff between two fixed revisions never changes. One to "current" is a poll's answer: it stays correct
+        // however long it is kept (a diff from `from` to a revision the list had), and names the next poll.
+        guard !diff.explicitTo else {
+            return Responses.representation(
+                rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.immutableCacheControl, request: request)
+        }
+        var response = Responses.representation(
+            rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.pollCacheControl, request: request)
+        let cursor = context.pollCursor.next(after: diff.cursor, changed: diff.to != diff.from, now: ServiceContext.wallClock())
+        let next = NextPollLink(listID: diff.list.head.id, from: diff.to, format: diff.givenFormat, wait: diff.givenWait, cursor: cursor)
+        response.headers["Link"] = next.fieldValue
+        response.headers["Vary"] = "Accept-Encoding"
+        return response
+    }
+
+    /// `diff` with `list` as it stands now: a poll answered after it was held.
+    private static func moved(_ diff: DiffRequest, to list: LiveList) -> DiffRequest {
+        DiffRequest(
+            list: list, from: diff.from, to: list.head.revision, explicitTo: false, format: diff.format, wait: 0, cursor: diff.cursor,
+            givenFormat: diff.givenFormat, givenWait: diff.givenWait, grant: nil)
     }
 
     /// The diff from the poll's revision to whatever is current now (or the problem: the list may be gone).
     private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse {
         ServiceContext.answer { () throws(ServiceError) in
             let current = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(diff.list.head.id) }
-            let fresh = DiffRequest(
-                list: current, from: diff.from, to: current.head.revision, explicitTo: false, format: diff.format, wait: 0, grant: nil)
-            return try answer(fresh, request, context)
+            return try answer(moved(diff, to: current), request, context)
         }
     }
 
-    /// Holds the poll until the next write, the list's deletion, shutdown, the wait's end or its token's expiry
-    /// (answered 401).
+    /// Holds the poll for `hold` seconds (the end of its cursor's interval or its wait), or until the next write, the
+    /// list's deletion, shutdown or its token's expiry (answered 401).
     ///
     /// The poll is parked first and the list's revision checked after: a write that committed in between either
     /// finds the poll parked (and wakes it) or is seen by the check, so no revision is missed. Runs on a worker.
-    private static func park(_ diff: DiffRequest, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext) {
+    private static func park(_ diff: DiffRequest, hold: Double, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext) {
         let poll = ParkedPoll(diff: diff, request: request, responder: responder, context: context)
         let id = diff.list.head.id
         let token = context.hub.park(lists: [id]) { _, event in poll.tell(event) }
@@ -112,7 +139,7 @@ struct DiffRoutes {
             return
         }
         responder.onClose { _ = context.hub.unpark(token: token) }
-        let hold = context.access.holdTime(wait: diff.wait, grant: diff.grant)
+        let hold = context.access.holdTime(wait: hold, grant: diff.grant)
         context.after(hold.seconds) {
             guard context.hub.unpark(token: token) else { return }
             if hold.tokenExpires {
@@ -152,7 +179,7 @@ struct DiffRoutes {
                     // The common case, and the one that fans out to thousands: the bytes rendered once at publish.
                     let woken = DiffRequest(
                         list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0,
-                        grant: nil)
+                        cursor: diff.cursor, givenFormat: diff.givenFormat, givenWait: diff.givenWait, grant: nil)
                     responder.respond(DiffRoutes.respond(batch, woken, request, context))
                     return
                 }

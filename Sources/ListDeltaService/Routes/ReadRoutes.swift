@@ -80,7 +80,7 @@ struct ReadRoutes {
             let rendered = context.bodies.cachedDocument(id, revision: head.revision)
         else { return nil }
         return Responses.representation(
-            rendered, etag: String(head.revision), contentType: "application/json", cacheControl: "no-cache", request: request)
+            rendered, etag: String(head.revision), contentType: "application/json", cacheControl: context.currentDocumentCacheControl, request: request)
     }
 
     private static func document(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
@@ -90,7 +90,7 @@ struct ReadRoutes {
         guard let revision = requested, revision != list.head.revision else {
             return Responses.representation(
                 context.bodies.document(list.document), etag: String(list.head.revision), contentType: "application/json",
-                cacheControl: "no-cache", request: request)
+                cacheControl: context.currentDocumentCacheControl, request: request)
         }
         guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
         guard context.repository.isServable(revision, head: list.head) else { throw ServiceError(context.repository.notServed(revision, head: list.head)) }

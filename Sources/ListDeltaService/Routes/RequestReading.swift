@@ -46,6 +46,20 @@ enum RequestReading {
         return min(seconds, Double(cap))
     }
 
+    /// `cursor` (any decimal digits up to 2147483647), or `nil` when absent; anything else is 400 with `pointer`
+    /// `/cursor`.
+    static func cursor(_ request: HTTPRequest) throws(ServiceError) -> Int? {
+        guard let text = request.query["cursor"] else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text),
+            value <= PollCursor.maximum
+        else {
+            throw .invalidParameter(
+                "cursor must be decimal digits from 0 to \(PollCursor.maximum) (copy it from the Link header), not \"\(text.prefix(40))\"",
+                pointer: "/cursor")
+        }
+        return value
+    }
+
     /// `true` when `If-None-Match` names `opaque` (in either coding) or is `*`.
     static func noneMatchHits(_ request: HTTPRequest, opaque: String) -> Bool {
         switch EntityTag.conditions(in: request.headers["If-None-Match"]) {

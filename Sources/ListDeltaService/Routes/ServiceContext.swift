@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
@@ -149,5 +150,32 @@ final class ServiceContext: Sendable {
     /// keeps a private list's revision for whoever asks next.
     var immutableCacheControl: String {
         "\(configuration.privateReads ? "private" : "public"), max-age=31536000, immutable"
+    }
+
+    /// The `Cache-Control` of a poll's answer (a diff to the current revision): kept for `cursorSeconds` (no
+    /// client asks for that URL again once its interval is over), `public` so that shared caches collapse the
+    /// polls of every client at one revision, `private` when reads need a token.
+    var pollCacheControl: String {
+        "\(configuration.privateReads ? "private" : "public"), max-age=\(configuration.cursorSeconds)"
+    }
+
+    /// The `Cache-Control` of the current document: `no-cache` for browsers (they revalidate with its `ETag`), and
+    /// one second in shared caches, so that a crowd of clients that open the page at once costs the origin one
+    /// request per second (they then follow the diff from the revision they got, which brings the document up to
+    /// date); `no-cache` alone when reads need a token.
+    var currentDocumentCacheControl: String {
+        configuration.privateReads ? "no-cache" : "public, max-age=0, s-maxage=\(Self.sharedDocumentSeconds)"
+    }
+
+    /// How long shared caches keep the current document: ``currentDocumentCacheControl``.
+    static let sharedDocumentSeconds = 1
+
+    /// The poll cursors' intervals (``PollCursor``).
+    var pollCursor: PollCursor { PollCursor(cursorSeconds: configuration.cursorSeconds) }
+
+    /// The wall clock in seconds since 1970: poll cursors are intervals of it, so every instance behind one cache
+    /// agrees on them as far as their clocks agree.
+    static func wallClock() -> Double {
+        Date().timeIntervalSince1970
     }
 }

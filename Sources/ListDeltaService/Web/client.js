@@ -4,7 +4,9 @@
 //   const follower = follow("https://lists.example", "inbox", target, { onReset: (e) => console.log(e.reason) });
 //
 // A follower loads the document (GET /v1/lists/{id}), then follows its changes by long poll (the default,
-// GET /v1/lists/{id}/diff?from=R&wait=S) or by Server-Sent Events (`mode: "events"`). Every batch diff is
+// GET /v1/lists/{id}/diff?from=R&wait=S, then verbatim the poll each answer names in its
+// `Link: <…>; rel="next"`, so that every client at one revision polls the same URL and a CDN or proxy cache
+// collapses their polls) or by Server-Sent Events (`mode: "events"`). Every batch diff is
 // checked against the section counts the follower holds (`counts.from`), applied to its copy with the
 // procedure of docs/api.md ("Applying a batch diff"), and handed to the target with the operations of the Swift
 // core's `ListUpdateTarget`:
@@ -245,6 +247,15 @@ const aborted = (...signals) =>
     }
   });
 
+/** The `rel="next"` target of a `Link` field (RFC 8288), or null. */
+export function nextLink(field) {
+  for (const match of String(field ?? "").matchAll(/<([^>]*)>([^,<]*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match[2]);
+    if (rel && (rel[1] ?? rel[2]).toLowerCase().split(/\s+/).includes("next")) return match[1];
+  }
+  return null;
+}
+
 const listURL = (baseURL, listID) => `${String(baseURL ?? "").replace(/\/+$/, "")}/v1/lists/${encodeURIComponent(listID)}`;
 
 /** A list id as the API takes it in a path or in `lists=`. */
@@ -389,7 +400,11 @@ class Follower {
     return res.json();
   }
 
-  /** A long poll (`url` has a query; `&wait=` is added), given up after `wait` + 15 s or when a signal aborts. */
+  /**
+   * A long poll of `url` (its query has `wait`), given up after `wait` + 15 s or when a signal aborts. It may be
+   * answered from the browser's cache: every URL a follower polls is one it has not polled before (the server's
+   * `next` moves on after every answer), and any answer a cache keeps is still a correct diff.
+   */
   async _longPoll(url, ...signals) {
     const wait = this.options.wait;
     const timeout = new AbortController();
@@ -400,7 +415,7 @@ class Follower {
     }
     const timer = setTimeout(stop, (wait + 15) * 1000);
     try {
-      return await this._get(`${url}&wait=${wait}`, { signal: timeout.signal });
+      return await this._get(url, { signal: timeout.signal, cache: "default" });
     } finally {
       clearTimeout(timer);
       for (const s of signals) s.removeEventListener("abort", stop);
@@ -525,7 +540,7 @@ export class ListFollower extends Follower {
       while (alive()) {
         let res;
         try {
-          res = await this._longPoll(`${this.url}/diff?from=${this.revision}`, signal);
+          res = await this._longPoll(this._pollURL(), signal);
         } catch (error) {
           if (!alive()) return;
           await this._retry(error, signal);
@@ -554,6 +569,8 @@ export class ListFollower extends Follower {
         if (!alive()) return;
         this._backoff.reset();
         this._setState("live");
+        const next = nextLink(res.headers.get("Link"));
+        this._next = next && typeof diff.to === "number" ? { from: diff.to, url: this._resolve(next) } : null;
         if (!this._applyOrReset(diff)) await this._load(signal, this._failure.reason, this._failure.detail);
       }
     } catch (error) {
@@ -565,6 +582,19 @@ export class ListFollower extends Follower {
         this._loop = this._run();
       }
     }
+  }
+
+  // The next poll: the one the last answer named, when it starts from the revision held; else the first form.
+  _pollURL() {
+    if (this._next && this._next.from === this.revision) return this._next.url;
+    return `${this.url}/diff?from=${this.revision}&wait=${this.options.wait}`;
+  }
+
+  // A `next` target: a path (the server's, `/v1/lists/...`) under baseURL, so a prefix a proxy serves the
+  // service under is kept; any other reference resolved against the list's URL.
+  _resolve(target) {
+    if (target.startsWith("/") && !target.startsWith("//")) return this.baseURL + target;
+    return new URL(target, new URL(this.url, globalThis.location?.href ?? "http://localhost/")).href;
   }
 
   // Applies `diff` and drives the target; false (with this._failure) when it has to reset instead.
@@ -810,7 +840,7 @@ export class ManyListFollower extends Follower {
       }
       let body;
       try {
-        const res = await this._longPoll(`${this.baseURL}/v1/diffs?lists=${entries.join(",")}`, signal, wake.signal);
+        const res = await this._longPoll(`${this.baseURL}/v1/diffs?lists=${entries.join(",")}&wait=${this.options.wait}`, signal, wake.signal);
         if (!res.ok) throw new HTTPError(res.status, await res.text().catch(() => ""));
         body = await res.json();
       } catch (error) {

@@ -9,6 +9,8 @@ final class ScriptedTransport: ListTransport, @unchecked Sendable {
     enum Answer {
         /// A whole answer.
         case answer(Int, String)
+        /// A whole answer with a `Link: <next>; rel="next"` header.
+        case linked(Int, String, next: String)
         /// No answer.
         case failure(String)
         /// An event stream: these chunks, then the end (`failing` breaks the connection instead).
@@ -41,6 +43,8 @@ final class ScriptedTransport: ListTransport, @unchecked Sendable {
     func get(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         switch take(request) {
         case .answer(let status, let body)?: return TransportResponse(status: status, body: Array(body.utf8))
+        case .linked(let status, let body, let next)?:
+            return TransportResponse(status: status, headers: ["link": "<\(next)>; rel=\"next\""], body: Array(body.utf8))
         case .failure(let message)?: throw TransportError(message)
         case .stream?, .openStream?: throw TransportError("the script has a stream where a GET was sent")
         case nil: throw await Self.hang()
@@ -57,7 +61,7 @@ final class ScriptedTransport: ListTransport, @unchecked Sendable {
         case .openStream(let parts)?:
             for part in parts { continuation.yield(Array(part.utf8)) }
             return TransportStream(status: 200, chunks: chunks)
-        case .answer(let status, let body)?:
+        case .answer(let status, let body)?, .linked(let status, let body, _)?:
             continuation.yield(Array(body.utf8))
             continuation.finish()
             return TransportStream(status: status, chunks: chunks)
