@@ -52,6 +52,23 @@ import Testing
         #expect(eventually { test.context.hub.counts.streams == 0 })
     }
 
+    /// News of a revision the poll already has (another instance's announcement that arrived after the poll read
+    /// the head) leaves it parked: it still answers the next revision, not an early empty diff.
+    @Test func newsOfARevisionThePollHasLeavesItParked() throws {
+        let test = try TestService()
+        test.put("told", items: ["a"])
+        let poll = test.send(.GET, "/v1/lists/told/diff?from=1&wait=10")
+        #expect(eventually { test.context.hub.counts.polls == 1 })
+        test.context.hub.publish(list: "told", .committedElsewhere(revision: 1))
+        #expect(eventually { test.context.hub.counts.polls == 1 })
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(poll.immediateResponse == nil, "answered early: \(poll.immediateResponse?.json ?? [:])")
+        #expect(test.put("told", items: ["a", "b"]) == 2)
+        let woken = try #require(poll.response(within: 3))
+        #expect(woken.json?["from"] as? Int == 1)
+        #expect(woken.json?["to"] as? Int == 2)
+    }
+
     /// A poll whose client left is forgotten; a poll that times out gets the empty diff.
     @Test func leftAndTimedOutPolls() throws {
         let test = try TestService()

@@ -119,7 +119,7 @@ struct DiffRoutes {
     /// The poll is parked first and the list's revision checked after: a write that committed in between either
     /// finds the poll parked (and wakes it) or is seen by the check, so no revision is missed. Runs on a worker.
     private static func park(_ diff: DiffRequest, hold: Double, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext) {
-        let poll = ParkedPoll(diff: diff, request: request, responder: responder, context: context)
+        let poll = ParkedPoll(diff: diff, request: request, responder: responder, context: context, deadline: ServiceContext.wallClock() + hold)
         let id = diff.list.head.id
         let token = context.hub.park(lists: [id]) { _, event in poll.tell(event) }
         guard let token else {
@@ -158,12 +158,24 @@ struct DiffRoutes {
         let request: HTTPRequest
         let responder: any HTTPResponding
         let context: ServiceContext
+        /// When the hold ends (wall clock, seconds), for a poll parked again after news it already had.
+        let deadline: Double
 
-        init(diff: DiffRequest, request: HTTPRequest, responder: any HTTPResponding, context: ServiceContext) {
+        init(diff: DiffRequest, request: HTTPRequest, responder: any HTTPResponding, context: ServiceContext, deadline: Double) {
             self.diff = diff
             self.request = request
             self.responder = responder
             self.context = context
+            self.deadline = deadline
+        }
+
+        /// Parks the poll again for what is left of its hold: the hub told it of a revision it already has (an
+        /// announcement from another instance that arrived after the poll read the head, or events published out
+        /// of order), which must not answer it early with an empty diff.
+        private func parkAgain() {
+            context.continueWork { [self] in
+                DiffRoutes.park(diff, hold: max(0, deadline - ServiceContext.wallClock()), request, responder, context)
+            }
         }
 
         /// Answers the diff from the poll's revision to whatever is current now.
@@ -174,6 +186,10 @@ struct DiffRoutes {
         /// Answers for `event`, which the hub delivers once.
         func tell(_ event: ListEvent) {
             switch event {
+            case .revision(let outcome, _) where outcome.document.revision <= diff.from:
+                parkAgain()
+            case .committedElsewhere(let revision) where revision <= diff.from:
+                parkAgain()
             case .revision(let outcome, let batch):
                 if outcome.previous.revision == diff.from, diff.format == .batch {
                     // The common case, and the one that fans out to thousands: the bytes rendered once at publish.
