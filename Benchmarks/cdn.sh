@@ -46,19 +46,9 @@ if [ -z "${LISTDELTA_BIN:-}" ]; then
     LISTDELTA_BIN="$(swift build -c release --show-bin-path)/listdelta"
 fi
 
-WORK="$(mktemp -d)"
-chmod 755 "$WORK"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=Benchmarks/lib/workdir.sh
+source Benchmarks/lib/workdir.sh
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
 
 wait_for() {
     for _ in $(seq 1 200); do

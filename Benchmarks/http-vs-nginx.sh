@@ -39,21 +39,10 @@ CC_BIN="${CC:-$(command -v cc || command -v clang)}"
 swift build -c release --product http-bench-server >/dev/null
 OURS_BIN="$(swift build -c release --show-bin-path)/http-bench-server"
 
-WORK="$(mktemp -d)"
-chmod 755 "$WORK"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=Benchmarks/lib/workdir.sh
+source Benchmarks/lib/workdir.sh
 
 "$CC_BIN" -O2 -o "$WORK/bare-evhttp" Benchmarks/bare-evhttp.c -levent
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
 
 wait_for() {
     for _ in $(seq 1 100); do
