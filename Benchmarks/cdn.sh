@@ -49,16 +49,6 @@ fi
 # shellcheck source=Benchmarks/lib/workdir.sh
 source Benchmarks/lib/workdir.sh
 
-
-wait_for() {
-    for _ in $(seq 1 200); do
-        if curl -sf -o /dev/null "http://127.0.0.1:$1/healthz"; then return 0; fi
-        sleep 0.05
-    done
-    echo "cdn.sh: nothing answers on port $1" >&2
-    return 1
-}
-
 ORIGIN_PORT="$(free_port)"
 CACHE_PORT="$(free_port)"
 mkdir -p "$WORK/data" "$WORK/nginx"
@@ -89,8 +79,8 @@ $site
 EOF
 "$NGINX_BIN" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
 PIDS+=("$!")
-wait_for "$ORIGIN_PORT"
-wait_for "$CACHE_PORT"
+wait_for_url "http://127.0.0.1:$ORIGIN_PORT/healthz"
+wait_for_url "http://127.0.0.1:$CACHE_PORT/healthz"
 
 origin_requests() {  # $1: route pattern
     curl -sf "http://127.0.0.1:$ORIGIN_PORT/metrics" | python3 -c '

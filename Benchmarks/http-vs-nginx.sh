@@ -44,15 +44,6 @@ source Benchmarks/lib/workdir.sh
 
 "$CC_BIN" -O2 -o "$WORK/bare-evhttp" Benchmarks/bare-evhttp.c -levent
 
-wait_for() {
-    for _ in $(seq 1 100); do
-        if curl -sf -o /dev/null "http://127.0.0.1:$1/bench"; then return 0; fi
-        sleep 0.1
-    done
-    echo "no server on port $1" >&2
-    exit 1
-}
-
 mkdir -p "$WORK/www" "$WORK/tmp"
 nginx_conf() {  # PORT -> writes $WORK/nginx-PORT.conf (one process: no master, so /proc and valgrind see it all)
     cat >"$WORK/nginx-$1.conf" <<CONF
@@ -99,7 +90,7 @@ start() {
     esac
     STARTED_PID=$!
     PIDS+=("$STARTED_PID")
-    wait_for "$port"
+    wait_for_url "http://127.0.0.1:$port/bench"
 }
 
 # The bytes: ours makes them; nginx and bare evhttp serve the same plain bytes (and bare the same gzip bytes).
