@@ -113,8 +113,12 @@ import Testing
         let (test, minter) = try await privateService()
         test.put("a-1", items: ["x"], headers: bearer("static-token"))
         let token = try await minter.token(scope: .read, lists: ["a-*"], lifetime: 1.5)
-        // Held past the token's end (a poll that waited its whole 8 s would answer 200 with an empty diff).
-        let answer = try #require(test.answer(.GET, "/v1/lists/a-1/diff?from=1&wait=8", headers: bearer(token), within: 8))
+        // Held past the token's end (a poll that waited its whole 8 s would answer 200 with an empty diff). The
+        // next cursor interval ends at least `cursorSeconds` from now, so the hold is the wait's, wherever the clock
+        // stands in the current interval.
+        let cursorSeconds = Double(test.service.context.configuration.cursorSeconds)
+        let cursor = Int(Date().timeIntervalSince1970 / cursorSeconds) + 1
+        let answer = try #require(test.answer(.GET, "/v1/lists/a-1/diff?from=1&wait=8&cursor=\(cursor)", headers: bearer(token), within: 8))
         #expect(answer.status == 401)
         #expect(answer.headers["WWW-Authenticate"] == "Bearer realm=\"listdelta\", error=\"invalid_token\"")
         // The many-lists poll too.

@@ -29,7 +29,7 @@ import Testing
         let answer = try #require(test.answer(.GET, "/v1/lists/l/diff?wait=0.5&format=json-patch&from=0"))
         let after = interval(test)
         #expect(answer.status == 200)
-        #expect(answer.headers["Cache-Control"] == "public, max-age=20")
+        #expect(answer.headers["Cache-Control"] == "public, max-age=\(test.service.context.configuration.cursorSeconds)")
         #expect(answer.headers["Vary"] == "Accept-Encoding")
         #expect(answer.headers["ETag"] == #""0-1-patch""#)
         #expect(answer.headers["Link"]?.hasPrefix("</v1/lists/l/diff?") == true)
@@ -47,7 +47,7 @@ import Testing
         let answer = try #require(test.answer(.GET, "/v1/lists/l/diff?from=0&wait=2", headers: ["If-None-Match": #""0-1""#]))
         #expect(answer.status == 304)
         #expect(next(answer)?.map(\.0) == ["from", "wait", "cursor"])
-        #expect(answer.headers["Cache-Control"] == "public, max-age=20")
+        #expect(answer.headers["Cache-Control"] == "public, max-age=\(test.service.context.configuration.cursorSeconds)")
         #expect(answer.headers["Vary"] == "Accept-Encoding")
     }
 

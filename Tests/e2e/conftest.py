@@ -55,6 +55,18 @@ def _headers(headers, kw):
     return out
 
 
+# The servers' cursor interval (cursorSeconds) unless a test sets its own: a poll without `cursor` is held until the
+# end of its interval at most, which at the default 20 s would cut a held poll short whenever a test ran near an
+# interval's end. Tests that time a hold also send `hold_cursor()`.
+E2E_CURSOR_SECONDS = 3600
+
+
+def hold_cursor():
+    """The next cursor interval's number: a poll sent with it is held for its whole `wait` (the interval ends at
+    least E2E_CURSOR_SECONDS from now)."""
+    return int(time.time() // E2E_CURSOR_SECONDS) + 1
+
+
 class Server:
     def __init__(self, data_dir, args=(), env=None):
         self.data_dir = str(data_dir)
@@ -70,6 +82,7 @@ class Server:
             pytest.fail(f"listdelta binary not found at {BIN} (set LISTDELTA_BIN)")
         self.port = free_port()
         env = dict(os.environ)
+        env["LISTDELTA_CURSOR_SECONDS"] = str(E2E_CURSOR_SECONDS)
         env.update(self.env)
         if self.log:
             self.log.close()
@@ -346,7 +359,8 @@ def held_diff_poll(server, list_id, from_revision, wait=20):
     result = {}
 
     def poll():
-        r = server.get(f"/v1/lists/{list_id}/diff", params={"from": from_revision, "wait": wait}, timeout=wait + 10)
+        r = server.get(f"/v1/lists/{list_id}/diff", params={"from": from_revision, "wait": wait, "cursor": hold_cursor()},
+                       timeout=wait + 10)
         result["at"] = time.monotonic()
         result["status"], result["headers"], result["body"] = r.status_code, r.headers, r.json()
 

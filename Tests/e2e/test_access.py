@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from browser_support import browser_errors, check_served_web_files, chrome, page_state, wait_for
-from conftest import Server, assert_problem, sections_doc
+from conftest import Server, assert_problem, hold_cursor, sections_doc
 
 SECRET = "e2e-secret-0123456789-abcdefghijklmnop"
 STATIC = "static-e2e-token-42"
@@ -197,7 +197,7 @@ def test_an_event_stream_ends_when_its_token_expires(srv):
     # The same through access_token, and a held long poll answers 401 at the expiry.
     token = mint(lists=["a-1"], lifetime=2)
     started = time.monotonic()
-    r = srv.get("/v1/lists/a-1/diff", params={"from": 1, "wait": 8, "access_token": token}, timeout=10)
+    r = srv.get("/v1/lists/a-1/diff", params={"from": 1, "wait": 8, "access_token": token, "cursor": hold_cursor()}, timeout=10)
     assert r.status_code == 401 and time.monotonic() - started < 5
 
 

@@ -3,7 +3,7 @@
 import threading
 import time
 
-from conftest import assert_problem, sections_doc, uid
+from conftest import assert_problem, hold_cursor, sections_doc, uid
 from listdelta_apply import is_empty_diff
 
 
@@ -26,7 +26,7 @@ def test_held_poll_wakes_on_write(server):
     lid = uid()
     rev = server.put(lid, sections_doc(("s", "S", ["a"]))).json()["revision"]
     res = {}
-    t = _poll_in_thread(server, f"/v1/lists/{lid}/diff", {"from": rev, "wait": 10}, res)
+    t = _poll_in_thread(server, f"/v1/lists/{lid}/diff", {"from": rev, "wait": 10, "cursor": hold_cursor()}, res)
     time.sleep(1.0)
     assert t.is_alive(), f"poll answered without a write: {res}"
     server.put(lid, sections_doc(("s", "S", ["a", "b"])))
@@ -43,7 +43,7 @@ def test_poll_times_out_with_empty_diff(server):
     lid = uid()
     rev = server.put(lid, sections_doc(("s", "S", ["a"]))).json()["revision"]
     t0 = time.monotonic()
-    r = server.get(f"/v1/lists/{lid}/diff", params={"from": rev, "wait": 1}, timeout=10)
+    r = server.get(f"/v1/lists/{lid}/diff", params={"from": rev, "wait": 1, "cursor": hold_cursor()}, timeout=10)
     took = time.monotonic() - t0
     assert r.status_code == 200
     d = r.json()
@@ -68,7 +68,7 @@ def test_wait_clamped_by_max_wait(make_server):
     lid = uid()
     rev = s.put(lid, sections_doc(("s", "S", ["a"]))).json()["revision"]
     t0 = time.monotonic()
-    r = s.get(f"/v1/lists/{lid}/diff", params={"from": rev, "wait": 60}, timeout=15)
+    r = s.get(f"/v1/lists/{lid}/diff", params={"from": rev, "wait": 60, "cursor": hold_cursor()}, timeout=15)
     took = time.monotonic() - t0
     assert r.status_code == 200
     assert r.json()["from"] == r.json()["to"] == rev
@@ -79,7 +79,7 @@ def test_held_poll_answers_404_on_delete(server):
     lid = uid()
     rev = server.put(lid, sections_doc(("s", "S", ["a"]))).json()["revision"]
     res = {}
-    t = _poll_in_thread(server, f"/v1/lists/{lid}/diff", {"from": rev, "wait": 10}, res)
+    t = _poll_in_thread(server, f"/v1/lists/{lid}/diff", {"from": rev, "wait": 10, "cursor": hold_cursor()}, res)
     time.sleep(0.5)
     assert server.delete(lid).status_code == 204
     t.join(5)
