@@ -49,19 +49,11 @@ enum FeedText {
         return resolved.absoluteString
     }
 
-    /// Whether `text` starts with a URI scheme (`letter *( letter / digit / + - . ) ":"`).
+    /// Whether `text` starts with a URI scheme and its colon (``URIResolution/isScheme(_:)`` on what precedes the
+    /// first colon).
     private static func hasScheme(_ text: String) -> Bool {
-        var sawLetter = false
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if !sawLetter { return false }
-            case UInt8(ascii: ":"): return sawLetter
-            default: return false
-            }
-        }
-        return false
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return URIResolution.isScheme(text[..<colon])
     }
 
     /// `text` with `&`, `<`, `>` (and with `quotes`, `"`) escaped for markup.

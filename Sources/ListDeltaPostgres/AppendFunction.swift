@@ -119,11 +119,8 @@ enum AppendFunction {
             guard let id, let revision, let isDeleted, let oldest, let first, let checkpoint, let kind, let sections, let items,
                 let deltaBytes, let checkpointBytes
             else { return .headMoved(nil) }
-            return .headMoved(StoredHead(
-                head: ListHead(
-                    id: id, revision: revision, isDeleted: isDeleted, oldestRevision: oldest, firstRevision: first, kind: kind,
-                    sectionCount: sections, itemCount: items, deltaBytesSinceCheckpoint: deltaBytes, checkpointBytes: checkpointBytes),
-                checkpointRevision: checkpoint))
+            return .headMoved(PostgresStore.storedHead(
+                from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes)))
         }
         throw StoreError.database("\(name) returned no row")
     }

@@ -10,10 +10,17 @@ extension PostgresStore {
         delta_bytes_since_checkpoint, checkpoint_bytes
         """
 
+    /// A head row's values, in ``headColumns``' order.
+    typealias HeadValues = (String, Int, Bool, Int, Int, Int, String, Int, Int, Int, Int)
+
     /// A head row selected with ``headColumns``.
     static func decodeHead(_ row: PostgresRow) throws -> StoredHead {
-        let (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) = try row.decode(
-            (String, Int, Bool, Int, Int, Int, String, Int, Int, Int, Int).self)
+        storedHead(from: try row.decode(HeadValues.self))
+    }
+
+    /// The stored head a row's values describe.
+    static func storedHead(from values: HeadValues) -> StoredHead {
+        let (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) = values
         return StoredHead(
             head: ListHead(
                 id: id, revision: revision, isDeleted: isDeleted, oldestRevision: oldest, firstRevision: first, kind: kind,

@@ -98,10 +98,10 @@ struct DiffRoutes {
         return response
     }
 
-    /// `diff` with `list` as it stands now: a poll answered after it was held.
-    private static func moved(_ diff: DiffRequest, to list: LiveList) -> DiffRequest {
+    /// The poll `diff` answered up to `revision` of `list`, after it was held.
+    private static func answered(_ diff: DiffRequest, list: LiveList, to revision: Int) -> DiffRequest {
         DiffRequest(
-            list: list, from: diff.from, to: list.head.revision, explicitTo: false, format: diff.format, wait: 0, cursor: diff.cursor,
+            list: list, from: diff.from, to: revision, explicitTo: false, format: diff.format, wait: 0, cursor: diff.cursor,
             givenFormat: diff.givenFormat, givenWait: diff.givenWait, grant: nil)
     }
 
@@ -109,7 +109,7 @@ struct DiffRoutes {
     private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse {
         ServiceContext.answer { () throws(ServiceError) in
             let current = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(diff.list.head.id) }
-            return try answer(moved(diff, to: current), request, context)
+            return try answer(answered(diff, list: current, to: current.head.revision), request, context)
         }
     }
 
@@ -193,9 +193,7 @@ struct DiffRoutes {
             case .revision(let outcome, let batch):
                 if outcome.previous.revision == diff.from, diff.format == .batch {
                     // The common case, and the one that fans out to thousands: the bytes rendered once at publish.
-                    let woken = DiffRequest(
-                        list: diff.list, from: diff.from, to: outcome.document.revision, explicitTo: false, format: diff.format, wait: 0,
-                        cursor: diff.cursor, givenFormat: diff.givenFormat, givenWait: diff.givenWait, grant: nil)
+                    let woken = DiffRoutes.answered(diff, list: diff.list, to: outcome.document.revision)
                     responder.respond(DiffRoutes.respond(batch, woken, request, context))
                     return
                 }
