@@ -19,6 +19,8 @@ public enum EngineError: Error, Sendable {
     case limitReached(String)
     /// The store failed, or what it holds does not replay.
     case storage(String)
+    /// A view's write was not applied because a newer one (or a change of the view) came first.
+    case superseded(String)
 
     /// Maps a store failure.
     public static func from(_ error: StoreError) -> EngineError {
@@ -31,6 +33,8 @@ public enum EngineError: Error, Sendable {
             return .unavailable("the database is unavailable (\(reason)); retry shortly")
         case .limitReached(let reason):
             return .limitReached(reason)
+        case .superseded(let reason):
+            return .superseded(reason)
         }
     }
 }

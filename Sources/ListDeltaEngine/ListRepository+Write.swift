@@ -12,11 +12,14 @@ extension ListRepository {
     /// - Parameter mustExist: Whether a missing list is 404 before any precondition is evaluated (a PATCH: RFC 9110
     ///   §13.2.1 evaluates preconditions only where the answer without them would not be an error).
     /// - Parameter origin: The write that makes the revision, recorded in its history.
+    /// - Parameter viewStep: For a view's update, the step of its base it was computed from: the store commits it
+    ///   only while it moves the view forward (``RevisionWrite/viewStep``), else this throws
+    ///   ``EngineError/superseded(_:)``.
     /// - Parameter build: Makes the new document from the current one and the next revision's number, under the
     ///   list's lock; what it throws comes back as ``WriteFailure/refused(_:)`` and nothing is written.
     /// - Throws: ``WriteFailure/refused(_:)`` with what `build` threw, ``WriteFailure/engine(_:)`` for the rest.
     public func write<Refusal: Error>(
-        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false, viewStep: ViewStep? = nil,
         onCommit: (WriteOutcome) -> Void, build: (ListDocument?, Int) throws(Refusal) -> ListDocument
     ) throws(WriteFailure<Refusal>) -> WriteOutcome {
         loopCheck.refuse("a write")
@@ -27,7 +30,8 @@ extension ListRepository {
             // writing one list as fast as they can, a bounded number of times.
             for attempt in 1..<Self.raceAttempts {
                 if let outcome = try writeHoldingLock(
-                    id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build, lastAttempt: false)
+                    id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, onCommit: onCommit, build: build,
+                    lastAttempt: false)
                 {
                     return outcome
                 }
@@ -35,7 +39,8 @@ extension ListRepository {
             }
             // The last attempt reports a lost race as the 412 it is.
             guard let outcome = try writeHoldingLock(
-                id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: onCommit, build: build, lastAttempt: true)
+                id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, onCommit: onCommit, build: build,
+                lastAttempt: true)
             else { throw .engine(.storage("a write of \(id) lost its race \(Self.raceAttempts) times")) }
             return outcome
         }
@@ -55,8 +60,8 @@ extension ListRepository {
 
     /// One attempt at a write; `nil` when it lost a race to another instance and may be tried again.
     func writeHoldingLock<Refusal: Error>(
-        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool, onCommit: (WriteOutcome) -> Void,
-        build: (ListDocument?, Int) throws(Refusal) -> ListDocument, lastAttempt: Bool
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool, viewStep: ViewStep?,
+        onCommit: (WriteOutcome) -> Void, build: (ListDocument?, Int) throws(Refusal) -> ListDocument, lastAttempt: Bool
     ) throws(WriteFailure<Refusal>) -> WriteOutcome? {
         let base: WriteBase
         do {
@@ -71,7 +76,8 @@ extension ListRepository {
             throw .refused(error)
         }
         do {
-            return try commit(next, on: base, origin: origin, preconditions: preconditions, onCommit: onCommit, lastAttempt: lastAttempt)
+            return try commit(
+                next, on: base, origin: origin, preconditions: preconditions, viewStep: viewStep, onCommit: onCommit, lastAttempt: lastAttempt)
         } catch {
             throw .engine(error)
         }
@@ -123,7 +129,7 @@ extension ListRepository {
 
     /// Commits `next` on `base` (unless it changes nothing); `nil` when it lost a race to another instance.
     func commit(
-        _ next: ListDocument, on writeBase: WriteBase, origin: RevisionOrigin, preconditions: WritePreconditions,
+        _ next: ListDocument, on writeBase: WriteBase, origin: RevisionOrigin, preconditions: WritePreconditions, viewStep: ViewStep? = nil,
         onCommit: (WriteOutcome) -> Void, lastAttempt: Bool
     ) throws(EngineError) -> WriteOutcome? {
         let id = writeBase.id
@@ -150,7 +156,7 @@ extension ListRepository {
         let write = RevisionWrite(
             listID: id, expectedRevision: live?.revision, kind: next.kind.rawValue, sectionCount: next.sections.count,
             itemCount: next.itemCount, delta: delta, snapshot: snapshot, summary: Self.summary(of: diff, origin: origin),
-            undo: try previous.map { (previous) throws(EngineError) in try Self.undo(of: diff, from: previous) })
+            undo: try previous.map { (previous) throws(EngineError) in try Self.undo(of: diff, from: previous) }, viewStep: viewStep)
         // Known before it commits, so that no reader is told it does not exist once it does.
         ids?.insert(id)
         let newHead: ListHead

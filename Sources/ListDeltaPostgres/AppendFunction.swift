@@ -108,7 +108,7 @@ enum AppendFunction {
             SELECT * FROM \(unescaped: name)(\(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
             \(head.revision), \(head.oldestRevision), \(head.firstRevision), \(next.checkpointRevision), \(head.kind), \
             \(head.sectionCount), \(head.itemCount), \(head.deltaBytesSinceCheckpoint), \(head.checkpointBytes), \
-            \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.revertedTo), \
+            \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.storedRevision), \
             \(summary?.sectionCount), \(summary?.itemCount), \(counts[0]), \(counts[1]), \(counts[2]), \(counts[3]), \
             \(counts[4]), \(counts[5]), \(counts[6]), \(counts[7]), \(delta), \(snapshot), \(undo), \(announcement))
             """, logger: logger)

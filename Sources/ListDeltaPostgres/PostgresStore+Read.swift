@@ -161,7 +161,7 @@ extension PostgresStore {
                     let changes = RevisionSummary.changes(fromCounts: [s1, s2, s3, s4, i1, i2, i3, i4])
                     summaries.append(RevisionSummary(
                         revision: number, committedAtMilliseconds: committedAt,
-                        origin: RevisionOrigin(storedName: origin, revertedTo: originRevision), sectionCount: sections, itemCount: items,
+                        origin: RevisionOrigin(storedName: origin, storedRevision: originRevision), sectionCount: sections, itemCount: items,
                         sectionChanges: changes.sections, itemChanges: changes.items))
                 }
                 return HistoryPage(head: head, revisions: Array(summaries.prefix(pageSize)), hasMore: summaries.count > pageSize)

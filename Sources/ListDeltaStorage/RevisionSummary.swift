@@ -8,6 +8,8 @@ public enum RevisionOrigin: Sendable, Equatable {
     case revert(to: Int)
     /// A fetch of the list's source.
     case source
+    /// The view's query over its base list `of`, at the base's revision `revision` (0: the base did not exist).
+    case view(of: String, revision: Int)
 }
 
 /// The size of a batch diff: how many of each operation it holds.
@@ -82,32 +84,44 @@ public struct RevisionSummary: Sendable, Equatable {
 }
 
 extension RevisionOrigin {
-    /// The name a store keeps (`put`, `patch`, `revert`, `source`); a revert's target is kept beside it.
+    /// The name a store keeps (`put`, `patch`, `revert`, `source`, or `view:<base id>`); a revert's target and a
+    /// view's base revision are kept beside it (``storedRevision``).
     public var storedName: String {
         switch self {
         case .put: "put"
         case .patch: "patch"
         case .revert: "revert"
         case .source: "source"
+        case .view(let base, _): Self.viewPrefix + base
         }
     }
 
-    /// The origin a store kept, or `nil` for an unknown name (or a revert without its target).
-    public init?(storedName: String?, revertedTo: Int?) {
+    /// The origin a store kept, or `nil` for an unknown name (or a revert or view without its revision).
+    public init?(storedName: String?, storedRevision: Int?) {
         switch storedName {
         case "put": self = .put
         case "patch": self = .patch
         case "revert":
-            guard let revertedTo else { return nil }
-            self = .revert(to: revertedTo)
+            guard let storedRevision else { return nil }
+            self = .revert(to: storedRevision)
         case "source": self = .source
+        case let name? where name.hasPrefix(Self.viewPrefix) && name.count > Self.viewPrefix.count:
+            guard let storedRevision else { return nil }
+            self = .view(of: String(name.dropFirst(Self.viewPrefix.count)), revision: storedRevision)
         default: return nil
         }
     }
 
-    /// The revision a revert went back to, else `nil`.
-    public var revertedTo: Int? {
-        if case .revert(let to) = self { return to }
-        return nil
+    /// The revision a store keeps beside the name: the one a revert went back to, or a view's base revision; else
+    /// `nil`.
+    public var storedRevision: Int? {
+        switch self {
+        case .revert(let to): to
+        case .view(_, let revision): revision
+        case .put, .patch, .source: nil
+        }
     }
+
+    /// A view's stored name is this prefix and its base's id (list ids hold no colon).
+    private static let viewPrefix = "view:"
 }

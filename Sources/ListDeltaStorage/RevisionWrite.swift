@@ -35,6 +35,12 @@ public struct RevisionWrite: Sendable {
     /// The diff that leads from this revision back to the previous one, or `nil` (always for a create).
     public var undo: [UInt8]?
 
+    /// For a view's revision: the step of its base it was computed from. The append then also checks, in the same
+    /// transaction, that the view (``ViewStore``) still has that generation and a lower ``StoredView/baseStep``,
+    /// and records the step; otherwise it writes nothing and throws ``StoreError/superseded(_:)``. `nil` for
+    /// every other write.
+    public var viewStep: ViewStep?
+
     /// Creates a revision write.
     ///
     /// - Parameters: One per stored property, see each property.
@@ -47,7 +53,8 @@ public struct RevisionWrite: Sendable {
         delta: [UInt8]?,
         snapshot: [UInt8]?,
         summary: RevisionSummary? = nil,
-        undo: [UInt8]? = nil
+        undo: [UInt8]? = nil,
+        viewStep: ViewStep? = nil
     ) {
         self.listID = listID
         self.expectedRevision = expectedRevision
@@ -58,5 +65,6 @@ public struct RevisionWrite: Sendable {
         self.snapshot = snapshot
         self.summary = summary
         self.undo = undo
+        self.viewStep = viewStep
     }
 }

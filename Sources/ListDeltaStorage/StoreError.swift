@@ -22,6 +22,10 @@ public enum StoreError: Error, Equatable {
 
     /// A bound of the store would be exceeded (the message says which), such as the most sources it holds.
     case limitReached(String)
+
+    /// A view's write was not applied: the view was changed or detached, or another writer already brought it as far
+    /// along its base (the message says which). Nothing was written.
+    case superseded(String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -29,7 +33,8 @@ extension StoreError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .conflict(let current): current.map { "the list is at revision \($0)" } ?? "there is no live list"
-        case .invalidWrite(let message), .database(let message), .unavailable(let message), .limitReached(let message):
+        case .invalidWrite(let message), .database(let message), .unavailable(let message), .limitReached(let message),
+            .superseded(let message):
             message
         }
     }

@@ -54,7 +54,7 @@ struct RevisionRecord: FetchableRecord, PersistableRecord {
         guard let summary else { return }
         container[Columns.committedAt] = summary.committedAtMilliseconds
         container[Columns.origin] = summary.origin?.storedName
-        container[Columns.originRevision] = summary.origin?.revertedTo
+        container[Columns.originRevision] = summary.origin?.storedRevision
         container[Columns.sectionCount] = summary.sectionCount
         container[Columns.itemCount] = summary.itemCount
         for (column, count) in zip(RevisionSummary.changeColumns, summary.changeCounts) { container[column] = count }
@@ -65,7 +65,7 @@ struct RevisionRecord: FetchableRecord, PersistableRecord {
         let changes = RevisionSummary.changes(fromCounts: RevisionSummary.changeColumns.map { row[$0] as Int? })
         return RevisionSummary(
             revision: row[Columns.revision], committedAtMilliseconds: row[Columns.committedAt],
-            origin: RevisionOrigin(storedName: row[Columns.origin], revertedTo: row[Columns.originRevision]),
+            origin: RevisionOrigin(storedName: row[Columns.origin], storedRevision: row[Columns.originRevision]),
             sectionCount: row[Columns.sectionCount], itemCount: row[Columns.itemCount],
             sectionChanges: changes.sections, itemChanges: changes.items)
     }

@@ -63,6 +63,10 @@ struct HistoryRoutes {
         case .revert(let to):
             object["op"] = "revert"
             object["to"] = .number(JSONNumber(to))
+        case let .view(base, revision):
+            object["op"] = "view"
+            object["of"] = .string(base)
+            object["revision"] = .number(JSONNumber(revision))
         }
         return .object(object)
     }

@@ -26,8 +26,9 @@ enum ServiceError: Error {
     case fedBySource(String)
     /// A 409: a bound of the service would be exceeded (the most sources).
     case limitReached(String)
-    /// A source's fetch that lost its lease (the source was changed, detached or taken over) before it wrote: it
-    /// writes nothing. Never an answer to a client.
+    /// A source's fetch that lost its lease (the source was changed, detached or taken over) before it wrote, or a
+    /// view's update that a newer one (or a change of the view) overtook: it writes nothing. Never an answer to a
+    /// client.
     case superseded(String)
 
     /// The problem response.
@@ -92,6 +93,7 @@ enum ServiceError: Error {
         case .unavailable(let detail): self = .unavailable(detail)
         case .limitReached(let detail): self = .limitReached(detail)
         case .storage(let detail): self = .storage(detail)
+        case .superseded(let detail): self = .superseded(detail)
         }
     }
 
