@@ -1,0 +1,168 @@
+extension ViewDefinition {
+    /// The members a definition body may have.
+    static let members: Set<String> = ["of", "where", "sort", "limit", "sections"]
+
+    /// Reads and validates a `PUT .../view` body: `{"of", "where"?, "sort"?, "limit"?, "sections"?}`.
+    ///
+    /// Checks, in this order: the body is an object; it has no unknown member (the first one is named); `of`,
+    /// `where`, `sort`, `limit`, `sections`. Absent optional members take their defaults; a member present as
+    /// `null` is an error. Whether `of` names a view is left to the caller.
+    /// - Parameters:
+    ///   - viewID: the view's own list id (`of` must differ from it).
+    ///   - limits: `limit` defaults to, and may not exceed, `limits.maximumItems`.
+    /// - Throws: ``ViewDefinitionError`` whose `pointer` names the bad member (`/of`, `/where/0/op`, `/limit`, ...).
+    /// - Complexity: O(*n*) in the size of the body.
+    public init(json: JSONValue, viewID: String, limits: DocumentLimits) throws(ViewDefinitionError) {
+        let root = JSONPointer()
+        guard case .object(let body) = json else {
+            throw ViewDefinitionError("a view definition must be a JSON object", at: root)
+        }
+        if let unknown = body.keys.first(where: { !Self.members.contains($0) }) {
+            throw ViewDefinitionError("unknown member \"\(unknown)\" (a view has of, where, sort, limit, sections)", at: root.appending(unknown))
+        }
+        guard case .string(let base)? = body["of"], ListDocument.isValidID(base) else {
+            throw ViewDefinitionError("of must be the id of the base list: \(ListDocument.idRule)", at: root.appending("of"))
+        }
+        guard base != viewID else {
+            throw ViewDefinitionError("a view cannot be a view of itself", at: root.appending("of"))
+        }
+        self.base = base
+        conditions = try Self.readConditions(body["where"], at: root.appending("where"))
+        sort = try Self.readSort(body["sort"], at: root.appending("sort"))
+        limit = try Self.readLimit(body["limit"], at: root.appending("limit"), limits: limits)
+        sections = try Self.readSections(body["sections"], at: root.appending("sections"))
+    }
+
+    /// The canonical definition: `{"of", "where", "sort", "limit", "sections"}`, every member present (defaults
+    /// filled in; `sections` as `"keep"`, `"none"` or `{"by": "/pointer"}`, each sort key with its `order`).
+    /// Reading it back gives an equal definition.
+    /// - Complexity: O(*n*) in the size of the definition.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object.appendUnchecked("of", .string(base))
+        object.appendUnchecked("where", .array(conditions.map { condition in
+            var member = JSONObject()
+            member.appendUnchecked("path", .string(condition.path.description))
+            member.appendUnchecked("op", .string(condition.op.rawValue))
+            member.appendUnchecked("value", condition.value)
+            return .object(member)
+        }))
+        object.appendUnchecked("sort", .array(sort.map { key in
+            var member = JSONObject()
+            member.appendUnchecked("path", .string(key.path.description))
+            member.appendUnchecked("order", .string(key.descending ? "desc" : "asc"))
+            return .object(member)
+        }))
+        object.appendUnchecked("limit", .number(JSONNumber(limit)))
+        switch sections {
+        case .keep: object.appendUnchecked("sections", "keep")
+        case .none: object.appendUnchecked("sections", "none")
+        case .by(let pointer):
+            var by = JSONObject()
+            by.appendUnchecked("by", .string(pointer.description))
+            object.appendUnchecked("sections", .object(by))
+        }
+        return .object(object)
+    }
+
+    // MARK: - Members
+
+    private static func readPath(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> JSONPointer {
+        guard case .string(let text)? = value, let path = ViewPath.parse(text) else {
+            throw ViewDefinitionError(ViewPath.rule, at: pointer)
+        }
+        return path
+    }
+
+    private static func checkMembers(of object: JSONObject, allowed: [String], at pointer: JSONPointer) throws(ViewDefinitionError) {
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            throw ViewDefinitionError("unknown member \"\(unknown)\" (allowed: \(allowed.joined(separator: ", ")))", at: pointer.appending(unknown))
+        }
+    }
+
+    private static func readConditions(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> [ViewCondition] {
+        guard let value else { return [] }
+        guard case .array(let elements) = value else { throw ViewDefinitionError("where must be an array of conditions", at: pointer) }
+        var conditions: [ViewCondition] = []
+        for (index, element) in elements.enumerated() {
+            let here = pointer.appending(index)
+            guard case .object(let object) = element else {
+                throw ViewDefinitionError("a condition must be an object {\"path\", \"op\", \"value\"}", at: here)
+            }
+            try checkMembers(of: object, allowed: ["path", "op", "value"], at: here)
+            let path = try readPath(object["path"], at: here.appending("path"))
+            let names = ViewOperator.allCases.map(\.rawValue).joined(separator: ", ")
+            guard case .string(let name)? = object["op"], let op = ViewOperator(rawValue: name) else {
+                throw ViewDefinitionError("op must be one of \(names)", at: here.appending("op"))
+            }
+            guard let operand = object["value"] else {
+                throw ViewDefinitionError("a condition needs a value", at: here.appending("value"))
+            }
+            let fits: Bool
+            let expected: String
+            switch op {
+            case .eq, .ne, .contains: (fits, expected) = (true, "")
+            case .lt, .lte, .gt, .gte:
+                switch operand {
+                case .number, .string: fits = true
+                default: fits = false
+                }
+                expected = "a number or a string"
+            case .in: (fits, expected) = (operand.arrayValue != nil, "an array")
+            case .prefix: (fits, expected) = (operand.stringValue != nil, "a string")
+            case .exists:
+                if case .bool = operand { fits = true } else { fits = false }
+                expected = "true or false"
+            }
+            guard fits else {
+                throw ViewDefinitionError("the value of \(op.rawValue) must be \(expected), not \(operand.typeName)", at: here.appending("value"))
+            }
+            conditions.append(ViewCondition(path: path, op: op, value: operand))
+        }
+        return conditions
+    }
+
+    private static func readSort(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> [ViewSortKey] {
+        guard let value else { return [] }
+        guard case .array(let elements) = value else { throw ViewDefinitionError("sort must be an array of keys", at: pointer) }
+        var keys: [ViewSortKey] = []
+        for (index, element) in elements.enumerated() {
+            let here = pointer.appending(index)
+            guard case .object(let object) = element else {
+                throw ViewDefinitionError("a sort key must be an object {\"path\", \"order\"}", at: here)
+            }
+            try checkMembers(of: object, allowed: ["path", "order"], at: here)
+            let path = try readPath(object["path"], at: here.appending("path"))
+            let descending: Bool
+            switch object["order"] {
+            case nil, .string("asc")?: descending = false
+            case .string("desc")?: descending = true
+            default: throw ViewDefinitionError("order must be \"asc\" or \"desc\"", at: here.appending("order"))
+            }
+            keys.append(ViewSortKey(path: path, descending: descending))
+        }
+        return keys
+    }
+
+    private static func readLimit(_ value: JSONValue?, at pointer: JSONPointer, limits: DocumentLimits) throws(ViewDefinitionError) -> Int {
+        guard let value else { return limits.maximumItems }
+        guard case .number(let number) = value, let limit = number.intValue, Double(limit) == number.value,
+            (0...limits.maximumItems).contains(limit)
+        else {
+            throw ViewDefinitionError("limit must be an integer from 0 to \(limits.maximumItems)", at: pointer)
+        }
+        return limit
+    }
+
+    private static func readSections(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> ViewSections {
+        switch value {
+        case nil, .string("keep")?: return .keep
+        case .string("none")?: return .none
+        case .object(let object)?:
+            try checkMembers(of: object, allowed: ["by"], at: pointer)
+            return .by(try readPath(object["by"], at: pointer.appending("by")))
+        default:
+            throw ViewDefinitionError("sections must be \"keep\", \"none\" or {\"by\": \"<pointer>\"}", at: pointer)
+        }
+    }
+}
