@@ -36,8 +36,15 @@ enum ViewFunctions {
     /// Creates what the database lacks (run in the migration transaction, under its lock, after the append
     /// function, which the view append calls).
     static func create(on connection: PostgresConnection, logger: Logger) async throws {
-        for statement in tableStatements {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        var exists = false
+        for try await found in try await connection.query("SELECT to_regclass('list_view') IS NOT NULL", logger: logger).decode(Bool.self) {
+            exists = found
+        }
+        if !exists {
+            for statement in tableStatements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            logger.info("created the PostgreSQL views table", metadata: ["table": "list_view"])
         }
         try await AppendFunction.createIfMissing(appendName, definition: appendDefinition, on: connection, logger: logger)
         try await AppendFunction.createIfMissing(advanceName, definition: advanceDefinition, on: connection, logger: logger)
