@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaStorage
+import Synchronization
 import Testing
 @testable import ListDeltaSQLite
 
@@ -144,6 +145,42 @@ import Testing
             #expect(try store.advanceView(list: "v", step: step(1, 6), atRevision: 1) == false)
             #expect(try store.advanceView(list: "v", step: step(1, 6), atRevision: nil))
             #expect(try store.view("v")?.baseStep == 6)
+        }
+    }
+
+    /// Writers of one view for steps 1...40 at once, each again after a lost race until it commits or is
+    /// superseded: the view ends at step 40 and its revisions are in step order.
+    @Test func racingViewWritesKeepBaseOrder() throws {
+        try withStore { store, _ in
+            _ = try store.attachView(list: "v", base: "b", definition: "{}", maximumViews: 10)
+            _ = try store.append(viewWrite(.create("v"), generation: 1, step: 0))
+            let committed = Mutex<[(revision: Int, step: Int)]>([(1, 0)])
+            let failures = Mutex<[StoreError]>([])
+            DispatchQueue.concurrentPerform(iterations: 40) { index in
+                let step = index + 1
+                for _ in 0..<1_000 {
+                    guard let current = try? store.head("v")?.revision else { return }
+                    let write = viewWrite(.update("v", expected: current), generation: 1, step: step)
+                    switch Result(catching: { () throws(StoreError) in try store.append(write) }) {
+                    case .success(let head):
+                        committed.withLock { $0.append((head.revision, step)) }
+                        return
+                    case .failure(.conflict):
+                        continue
+                    case .failure(.superseded):
+                        return
+                    case .failure(let error):
+                        failures.withLock { $0.append(error) }
+                        return
+                    }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            let steps = committed.withLock { $0 }.sorted { $0.revision < $1.revision }
+            #expect(steps.map(\.revision) == Array(1...steps.count))
+            #expect(steps.map(\.step) == steps.map(\.step).sorted())
+            #expect(try store.view("v")?.baseStep == 40)
+            #expect(try store.head("v")?.revision == steps.count)
         }
     }
 
