@@ -19,6 +19,12 @@ enum AppendFunction {
 
     /// Creates the function unless the database has it (run in the migration transaction, under its lock).
     static func create(on connection: PostgresConnection, logger: Logger) async throws {
+        try await createIfMissing(name, definition: definition, on: connection, logger: logger)
+    }
+
+    /// Creates the function `name` with `definition` unless the database has a function of that name (a versioned
+    /// name: a function is never replaced).
+    static func createIfMissing(_ name: String, definition: String, on connection: PostgresConnection, logger: Logger) async throws {
         var exists = false
         for try await count in try await connection.query(
             "SELECT count(*) FROM pg_proc WHERE proname = \(name) AND pronamespace = current_schema()::regnamespace", logger: logger
@@ -27,11 +33,11 @@ enum AppendFunction {
         }
         guard !exists else { return }
         try await connection.query(PostgresQuery(unsafeSQL: definition), logger: logger)
-        logger.info("created the PostgreSQL append function", metadata: ["function": "\(name)"])
+        logger.info("created a PostgreSQL function", metadata: ["function": "\(name)"])
     }
 
     /// The head columns the function returns, after `applied`, when it did not apply the write.
-    private static let returnedColumns = [
+    static let returnedColumns = [
         "id text", "revision bigint", "is_deleted boolean", "oldest_revision bigint", "first_revision bigint",
         "checkpoint_revision bigint", "kind text", "section_count bigint", "item_count bigint",
         "delta_bytes_since_checkpoint bigint", "checkpoint_bytes bigint",
@@ -87,10 +93,12 @@ enum AppendFunction {
             """
     }
 
-    /// What one call did: applied the write, or found the head elsewhere (`nil`: the list has no row).
+    /// What one call did: applied the write, or found the head elsewhere (`nil`: the list has no row), or (a view's
+    /// write, ``ViewFunctions``) found that the write would not move the view forward.
     enum Result {
         case applied
         case headMoved(StoredHead?)
+        case superseded(StoreError)
     }
 
     /// Calls the function: commits `next` (decided from `base`, the head the caller last saw) with `write`'s rows.

@@ -94,6 +94,8 @@ enum PostgresSchema {
                 logger.info("migrated the PostgreSQL schema", metadata: ["version": "\(index + 1)"])
             }
             try await AppendFunction.create(on: connection, logger: logger)
+            // Views: additions older releases ignore, not a numbered migration (see `ViewFunctions`).
+            try await ViewFunctions.create(on: connection, logger: logger)
         }
     }
 }

@@ -8,7 +8,8 @@ extension PostgresStore {
     /// head is decided here from the head last seen, and the database applies it only if that is still the head.
     /// A head unknown here (the first write of a list by this process, when it is not a create) is read first;
     /// a head that moved is decided again on the head the database returned, up to a bound, past which the write
-    /// is reported as the conflict it most likely is.
+    /// is reported as the conflict it most likely is. A view's write (``RevisionWrite/viewStep``) goes through the
+    /// view append function instead (``ViewFunctions``), which also checks and moves the view in the same call.
     public func append(_ write: RevisionWrite) throws(StoreError) -> ListHead {
         var base = knownHeads.head(write.listID)
         // Whether `base` is the database's answer in this call, rather than what this instance saw before.
@@ -31,7 +32,11 @@ extension PostgresStore {
             let result: AppendFunction.Result
             do {
                 result = try call { [client, logger, base] in
-                    try await AppendFunction.call(write, next: next, base: base, announcement: announcement, client: client, logger: logger)
+                    if let step = write.viewStep {
+                        return try await ViewFunctions.append(
+                            write, step: step, next: next, base: base, announcement: announcement, client: client, logger: logger)
+                    }
+                    return try await AppendFunction.call(write, next: next, base: base, announcement: announcement, client: client, logger: logger)
                 }
             } catch {
                 // Whether it committed is unknown: the next write of this list reads its head first.
@@ -46,6 +51,9 @@ extension PostgresStore {
                 if let current { knownHeads.remember(current) } else { knownHeads.forget(write.listID) }
                 base = current
                 isFresh = true
+            case .superseded(let refusal):
+                // The head was `base`, and nothing was written.
+                throw refusal
             }
         }
         throw .conflict(current: base.flatMap { $0.head.isDeleted ? nil : $0.head.revision })

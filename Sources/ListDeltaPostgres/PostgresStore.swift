@@ -14,6 +14,9 @@ import Synchronization
 ///   ``StoreError/conflict(current:)``. An append is one round trip (``AppendFunction``): the head is decided here
 ///   from the head last seen (``KnownHeads``), and the database applies it only if that is still the head. A call
 ///   returns after the commit was acknowledged (`synchronous_commit`, the server's default, makes that durable).
+/// - **Views** (``ViewStore``): a view's append (``RevisionWrite/viewStep``) is one round trip too, through a
+///   function that also checks, under the same lock, that it moves the view forward along its base, and records
+///   its step (``ViewFunctions``), so a view's revisions stay in base order however many instances update it.
 /// - **Announcements.** The committing transaction sends `NOTIFY` (delivered only if it commits, in commit
 ///   order); every instance `LISTEN`s on a connection of its own and hands the others' commits to the service
 ///   (``startAnnouncements(_:)``). A broken listening connection is reconnected, announced as `interrupted` then

@@ -16,7 +16,11 @@ extension SQLiteStore {
     ///
     /// - Parameter write: The revision to append.
     /// - Returns: The head after the append.
+    /// A view's write (``RevisionWrite/viewStep``) commits only when it moves the view forward, and records its step
+    /// in the same transaction.
+    ///
     /// - Throws: ``StoreError/conflict(current:)`` when `expectedRevision` does not match the list,
+    ///   ``StoreError/superseded(_:)`` when a view's write would not move the view forward,
     ///   ``StoreError/invalidWrite(_:)`` when the write is malformed, ``StoreError/database(_:)`` on I/O failure.
     /// - Complexity: O(*b* + log *n*) plus the deleted rows, where *b* is the blob size and *n* the row count.
     public func append(_ write: RevisionWrite) throws(StoreError) -> ListHead {
@@ -25,6 +29,9 @@ extension SQLiteStore {
             try pool.write { db in
                 let current = try HeadRecord.fetchOne(db, key: write.listID)
                 let next = try HeadRecord.appending(write, to: current, retention: retention)
+                // A view's write also moves the view, in this transaction, or writes nothing (after the head's own
+                // check, as on every store: a write stale both ways is a conflict).
+                if let step = write.viewStep { try Self.moveView(db, list: write.listID, to: step) }
                 try next.save(db)
                 try RevisionRecord(
                     listID: write.listID, revision: next.revision, delta: write.delta, snapshot: write.snapshot,

@@ -63,6 +63,21 @@ extension SQLiteStore {
                 """)
             try db.execute(sql: "CREATE INDEX list_source_due ON list_source (next_fetch_at_ms)")
         }
+        migrator.registerMigration("v4: views") { db in
+            // A view: a list whose content the service keeps equal to a query (the definition, JSON text) over
+            // its base. Kept apart from heads, like sources: the row may exist before the view's list does.
+            // `generation` grows with every attach or change, `base_step` is how far along its base the view's
+            // content is (-1 until its first update); see `ViewStore`.
+            try db.execute(sql: """
+                CREATE TABLE list_view (
+                    list_id TEXT PRIMARY KEY COLLATE BINARY,
+                    base_id TEXT NOT NULL COLLATE BINARY,
+                    definition TEXT NOT NULL,
+                    generation INTEGER NOT NULL,
+                    base_step INTEGER NOT NULL)
+                """)
+            try db.execute(sql: "CREATE INDEX list_view_base ON list_view (base_id)")
+        }
         return migrator
     }
 }

@@ -74,6 +74,67 @@ struct SameBehaviourTests {
         }
     }
 
+    /// A view's life: attach, guarded writes that apply, are superseded or conflict, advances, a change, a
+    /// deletion and a detach.
+    private func viewScript(_ id: String) -> [(String, (any RevisionStore & ViewStore) throws(StoreError) -> String)] {
+        func write(_ write: RevisionWrite, _ generation: Int, _ step: Int) -> (any RevisionStore & ViewStore) throws(StoreError) -> String {
+            { store throws(StoreError) in "head \(try store.append(ViewStoreContract.viewWrite(write, generation: generation, step: step)))" }
+        }
+        func advance(_ generation: Int, _ step: Int, at revision: Int?) -> (any RevisionStore & ViewStore) throws(StoreError) -> String {
+            { store throws(StoreError) in
+                "advanced \(try store.advanceView(list: id, step: ViewStep(generation: generation, baseStep: step), atRevision: revision))"
+            }
+        }
+        return [
+            ("write before attaching", write(.create(id), 1, 0)),
+            ("advance before attaching", advance(1, 0, at: nil)),
+            ("attach", { store throws(StoreError) in "\(try store.attachView(list: id, base: "base", definition: "{}", maximumViews: 1_000_000))" }),
+            ("advance an absent list", advance(1, 0, at: nil)),
+            ("create at the same step", write(.create(id), 1, 0)),
+            ("create at step 2", write(.create(id), 1, 2)),
+            ("update at a lower step", write(.update(id, expected: 1), 1, 1)),
+            ("update of another generation", write(.update(id, expected: 1), 2, 4)),
+            ("stale update at step 4", write(.update(id, expected: 0), 1, 4)),
+            ("stale update at step 2", write(.update(id, expected: 0), 1, 2)),
+            ("update at step 4", write(.update(id, expected: 1), 1, 4)),
+            ("advance at another revision", advance(1, 6, at: 1)),
+            ("advance at no list", advance(1, 6, at: nil)),
+            ("advance at revision 2", advance(1, 6, at: 2)),
+            ("unguarded update", { store throws(StoreError) in "head \(try store.append(.update(id, expected: 2)))" }),
+            ("change", { store throws(StoreError) in "\(try store.attachView(list: id, base: "base", definition: "{\"v\":2}", maximumViews: 1_000_000))" }),
+            ("update of the old generation", write(.update(id, expected: 3), 1, 8)),
+            ("update of the new generation", write(.update(id, expected: 3), 2, 0)),
+            ("delete", { store throws(StoreError) in "deleted \(String(describing: try store.delete(id, expectedRevision: nil)))" }),
+            ("advance at a tombstone", advance(2, 1, at: nil)),
+            ("recreate", write(.create(id, revision: 5), 2, 2)),
+            ("detach", { store throws(StoreError) in "detached \(try store.detachView(id))" }),
+            ("update after detaching", write(.update(id, expected: 5), 2, 4)),
+            ("advance after detaching", advance(2, 4, at: 5)),
+        ]
+    }
+
+    @Test func viewCallsAnswerAsSQLiteDoes() async throws {
+        try await onOwnThread {
+            let postgres = try openPostgresStore(retention: 5)
+            defer { postgres.close() }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-same-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var configuration = SQLiteStoreConfiguration(directory: directory)
+            configuration.retention = 5
+            let sqlite = try SQLiteStore(configuration: configuration)
+            let id = uniqueID("same-view")
+            for (name, step) in viewScript(id) {
+                let answers = [sqlite as any RevisionStore & ViewStore, postgres].map { store in
+                    do { return try step(store) } catch { return "error \(error)" }
+                }
+                #expect(answers[0] == answers[1], "\(name)")
+                #expect(try observe(sqlite, id) == observe(postgres, id), "after \(name)")
+                #expect(try sqlite.view(id) == postgres.view(id), "after \(name)")
+            }
+            #expect(try postgres.head(id)?.revision == 5)
+        }
+    }
+
     @Test func listsPageInByteOrderAndSkipTombstones() async throws {
         try await onOwnThread {
             let store = try openPostgresStore()

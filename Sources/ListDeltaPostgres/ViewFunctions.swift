@@ -1,0 +1,188 @@
+import ListDeltaStorage
+import Logging
+import PostgresNIO
+
+/// The views' table and the server-side functions that guard a view's writes, created as additions older
+/// releases ignore.
+///
+/// No numbered migration (``PostgresSchema/migrations``) adds them: an instance refuses a database whose schema
+/// version is newer than it knows, so a numbered migration would make the instances of the previous release
+/// refuse to start (or restart) during a rolling upgrade. The table is created `IF NOT EXISTS` in the migration
+/// transaction, under its lock, like the append function (``AppendFunction``): a table the previous release does
+/// not know, which it never reads nor writes. Its functions carry a version in their names and are never
+/// replaced: a changed body is a new function (`…_v2`).
+///
+/// A view's write takes the view list's advisory lock, as every write of the list does, and checks the view's row
+/// under it (``ViewStep/refusal(stored:)``): of two instances updating one view for different base revisions,
+/// whichever commits second finds the first's step and commits only if its own is higher. So the view's
+/// revisions stay in base order.
+enum ViewFunctions {
+    static let appendName = "listdelta_view_append_v1"
+    static let advanceName = "listdelta_view_advance_v1"
+
+    /// The table and its index (ids compare by their bytes, as everywhere).
+    static let tableStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS list_view (
+            list_id text COLLATE "C" PRIMARY KEY,
+            base_id text COLLATE "C" NOT NULL,
+            definition text NOT NULL,
+            generation bigint NOT NULL,
+            base_step bigint NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS list_view_base ON list_view (base_id)",
+    ]
+
+    /// Creates what the database lacks (run in the migration transaction, under its lock, after the append
+    /// function, which the view append calls).
+    static func create(on connection: PostgresConnection, logger: Logger) async throws {
+        var exists = false
+        for try await found in try await connection.query("SELECT to_regclass('list_view') IS NOT NULL", logger: logger).decode(Bool.self) {
+            exists = found
+        }
+        if !exists {
+            for statement in tableStatements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            logger.info("created the PostgreSQL views table", metadata: ["table": "list_view"])
+        }
+        try await AppendFunction.createIfMissing(appendName, definition: appendDefinition, on: connection, logger: logger)
+        try await AppendFunction.createIfMissing(advanceName, definition: advanceDefinition, on: connection, logger: logger)
+    }
+
+    /// `listdelta_view_append_v1(p_view_generation, p_view_step, <listdelta_append_v1's parameters>)`: under the
+    /// list's advisory lock, first the head's compare-and-set check (a write stale both ways is a conflict, as in
+    /// SQLite), then the view's row (locked), then ``AppendFunction``'s function (the lock is re-entrant), then the
+    /// view's step. Returns one row: `status` (`applied`, `head_moved` with the head as it is in the `head_…`
+    /// columns, all NULL when the list has no row, or `superseded` with the view's `view_generation` and
+    /// `view_base_step`, NULL when it is not a view).
+    private static var appendDefinition: String {
+        let changes = RevisionSummary.changeColumns
+        let nullHead = AppendFunction.returnedColumns.map { "NULL::\($0.split(separator: " ")[1])" }.joined(separator: ", ")
+        return """
+            CREATE FUNCTION \(appendName)(
+                p_view_generation bigint, p_view_step bigint,
+                p_id text, p_expected_revision bigint, p_expected_deleted boolean,
+                p_revision bigint, p_oldest bigint, p_first bigint, p_checkpoint bigint, p_kind text,
+                p_section_count bigint, p_item_count bigint, p_delta_bytes bigint, p_checkpoint_bytes bigint,
+                p_committed_at bigint, p_origin text, p_origin_revision bigint, p_summary_sections bigint, p_summary_items bigint,
+                \(changes.map { "p_\($0) bigint" }.joined(separator: ", ")), p_delta bytea, p_snapshot bytea, p_undo bytea, p_announcement text)
+            RETURNS TABLE (status text, view_generation bigint, view_base_step bigint, \
+            \(AppendFunction.returnedColumns.map { "head_\($0)" }.joined(separator: ", ")))
+            LANGUAGE plpgsql AS $body$
+            DECLARE
+                current_head list_head;
+                current_view list_view;
+                appended record;
+            BEGIN
+                PERFORM pg_advisory_xact_lock(hashtextextended(p_id, 0));
+                SELECT * INTO current_head FROM list_head h WHERE h.id = p_id;
+                IF (FOUND AND (p_expected_revision IS NULL OR current_head.revision <> p_expected_revision
+                        OR current_head.is_deleted <> p_expected_deleted))
+                    OR (NOT FOUND AND p_expected_revision IS NOT NULL) THEN
+                    RETURN QUERY SELECT 'head_moved'::text, NULL::bigint, NULL::bigint, h.id, h.revision, h.is_deleted,
+                        h.oldest_revision, h.first_revision, h.checkpoint_revision, h.kind, h.section_count, h.item_count,
+                        h.delta_bytes_since_checkpoint, h.checkpoint_bytes
+                        FROM (SELECT 1) AS one LEFT JOIN list_head h ON h.id = p_id;
+                    RETURN;
+                END IF;
+                SELECT * INTO current_view FROM list_view v WHERE v.list_id = p_id FOR UPDATE;
+                IF NOT FOUND OR current_view.generation <> p_view_generation OR current_view.base_step >= p_view_step THEN
+                    RETURN QUERY SELECT 'superseded'::text, current_view.generation, current_view.base_step, \(nullHead);
+                    RETURN;
+                END IF;
+                SELECT * INTO appended FROM \(AppendFunction.name)(p_id, p_expected_revision, p_expected_deleted,
+                    p_revision, p_oldest, p_first, p_checkpoint, p_kind, p_section_count, p_item_count, p_delta_bytes,
+                    p_checkpoint_bytes, p_committed_at, p_origin, p_origin_revision, p_summary_sections, p_summary_items,
+                    \(changes.map { "p_\($0)" }.joined(separator: ", ")), p_delta, p_snapshot, p_undo, p_announcement);
+                IF NOT appended.applied THEN
+                    RETURN QUERY SELECT 'head_moved'::text, NULL::bigint, NULL::bigint, appended.head_id, appended.head_revision,
+                        appended.head_is_deleted, appended.head_oldest_revision, appended.head_first_revision,
+                        appended.head_checkpoint_revision, appended.head_kind, appended.head_section_count,
+                        appended.head_item_count, appended.head_delta_bytes_since_checkpoint, appended.head_checkpoint_bytes;
+                    RETURN;
+                END IF;
+                UPDATE list_view v SET base_step = p_view_step WHERE v.list_id = p_id;
+                RETURN QUERY SELECT 'applied'::text, p_view_generation, p_view_step, \(nullHead);
+            END
+            $body$
+            """
+    }
+
+    /// `listdelta_view_advance_v1(p_id text, p_view_generation bigint, p_view_step bigint, p_at_revision bigint)
+    /// RETURNS boolean`: under the list's advisory lock, when the list's live revision is `p_at_revision` (NULL: no
+    /// live list) and the view has that generation and a lower step, records the step. Whether it did.
+    private static var advanceDefinition: String {
+        """
+        CREATE FUNCTION \(advanceName)(p_id text, p_view_generation bigint, p_view_step bigint, p_at_revision bigint)
+        RETURNS boolean
+        LANGUAGE plpgsql AS $body$
+        DECLARE
+            live_revision bigint;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtextextended(p_id, 0));
+            SELECT h.revision INTO live_revision FROM list_head h WHERE h.id = p_id AND NOT h.is_deleted;
+            IF live_revision IS DISTINCT FROM p_at_revision THEN
+                RETURN false;
+            END IF;
+            UPDATE list_view v SET base_step = p_view_step
+                WHERE v.list_id = p_id AND v.generation = p_view_generation AND v.base_step < p_view_step;
+            RETURN FOUND;
+        END
+        $body$
+        """
+    }
+
+    /// Calls the view append function: commits `next` (decided from `base`, the head the caller last saw) with
+    /// `write`'s rows, if the head is still `base` and `step` moves the view forward.
+    static func append(
+        _ write: RevisionWrite, step: ViewStep, next: StoredHead, base: StoredHead?, announcement: String, client: PostgresClient,
+        logger: Logger
+    ) async throws -> AppendFunction.Result {
+        let head = next.head
+        let summary = write.summary
+        let counts = summary?.changeCounts ?? Array(repeating: nil, count: RevisionSummary.changeColumns.count)
+        let delta = write.delta.map { ByteBuffer(bytes: $0) }
+        let snapshot = write.snapshot.map { ByteBuffer(bytes: $0) }
+        let undo = write.undo.map { ByteBuffer(bytes: $0) }
+        let rows = try await client.query(
+            """
+            SELECT * FROM \(unescaped: appendName)(\(step.generation), \(step.baseStep), \
+            \(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
+            \(head.revision), \(head.oldestRevision), \(head.firstRevision), \(next.checkpointRevision), \(head.kind), \
+            \(head.sectionCount), \(head.itemCount), \(head.deltaBytesSinceCheckpoint), \(head.checkpointBytes), \
+            \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.storedRevision), \
+            \(summary?.sectionCount), \(summary?.itemCount), \(counts[0]), \(counts[1]), \(counts[2]), \(counts[3]), \
+            \(counts[4]), \(counts[5]), \(counts[6]), \(counts[7]), \(delta), \(snapshot), \(undo), \(announcement))
+            """, logger: logger)
+        for try await row in rows {
+            let (status, viewGeneration, viewStep, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes,
+                checkpointBytes) =
+                try row.decode((String, Int?, Int?, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)
+            switch status {
+            case "applied":
+                return .applied
+            case "superseded":
+                let stored = viewGeneration.flatMap { generation in viewStep.map { (generation: generation, baseStep: $0) } }
+                return .superseded(step.refusal(stored: stored) ?? .database("\(appendName) refused a write that moves the view forward"))
+            default:
+                guard let id, let revision, let isDeleted, let oldest, let first, let checkpoint, let kind, let sections, let items,
+                    let deltaBytes, let checkpointBytes
+                else { return .headMoved(nil) }
+                return .headMoved(PostgresStore.storedHead(
+                    from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes)))
+            }
+        }
+        throw StoreError.database("\(appendName) returned no row")
+    }
+
+    /// Calls the view advance function.
+    static func advance(list: String, step: ViewStep, atRevision: Int?, client: PostgresClient, logger: Logger) async throws -> Bool {
+        for try await advanced in try await client.query(
+            "SELECT \(unescaped: advanceName)(\(list), \(step.generation), \(step.baseStep), \(atRevision))", logger: logger
+        ).decode(Bool.self) {
+            return advanced
+        }
+        throw StoreError.database("\(advanceName) returned no row")
+    }
+}
