@@ -1,5 +1,5 @@
 /// The text of a commit's notification: `<instance> <c|d|s> <revision> <list id>` (list ids hold no spaces, and
-/// are far shorter than `NOTIFY`'s 8,000-byte limit). `s` (a source attached, changed or detached) carries
+/// are far shorter than `NOTIFY`'s 8,000-byte limit). `s` (a source or a view attached, changed or detached) carries
 /// revision 0; an instance of a release that does not know a kind ignores it.
 struct AnnouncementPayload: Equatable {
     enum Kind: String {

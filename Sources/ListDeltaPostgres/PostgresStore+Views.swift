@@ -47,7 +47,11 @@ extension PostgresStore: ViewStore {
     }
 
     public func attachView(list: String, base: String, definition: String, maximumViews: Int) throws(StoreError) -> (created: Bool, view: StoredView) {
-        try call { [client, logger] in
+        // Announced like a source's change (kind `s`: the list is fed from elsewhere now), which every release
+        // that knows sources understands: the other instances stop taking direct writes of the list and read the
+        // views again.
+        let announcement = AnnouncementPayload(instance: instance, kind: .source, revision: 0, list: list)
+        return try call { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 // One attach at a time, so that the count and the insert agree across instances; then the list's
                 // own lock, which its writes hold while they check the view (always in this order).
@@ -76,6 +80,7 @@ extension PostgresStore: ViewStore {
                     ON CONFLICT (list_id) DO UPDATE SET base_id = excluded.base_id, definition = excluded.definition,
                         generation = excluded.generation, base_step = excluded.base_step
                     """, logger: logger)
+                try await Self.announce(announcement, on: connection, logger)
                 return (generation == nil, view)
             }
         }
@@ -85,9 +90,16 @@ extension PostgresStore: ViewStore {
     static let viewAttachLock: Int64 = 0x4C69_7374_5669_6577
 
     public func detachView(_ list: String) throws(StoreError) -> Bool {
-        try call { [client, logger] in
-            // The row lock makes it wait for a write of the view that checked the row.
-            for try await _ in try await client.query("DELETE FROM list_view WHERE list_id = \(list) RETURNING list_id", logger: logger) {
+        let announcement = AnnouncementPayload(instance: instance, kind: .source, revision: 0, list: list).text
+        return try call { [client, logger] in
+            // The row lock makes it wait for a write of the view that checked the row. Announced in the same
+            // statement, only when a view was detached.
+            for try await _ in try await client.query(
+                """
+                WITH detached AS (DELETE FROM list_view WHERE list_id = \(list) RETURNING list_id)
+                SELECT pg_notify(\(PostgresSchema.channel), \(announcement)) FROM detached
+                """, logger: logger)
+            {
                 return true
             }
             return false

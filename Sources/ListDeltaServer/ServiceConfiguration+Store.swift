@@ -22,7 +22,7 @@ extension ServiceConfiguration {
     /// Opens the store the configuration names: PostgreSQL when `databaseURL` is set, else SQLite in
     /// `dataDirectory`.
     /// - Throws: `ConfigurationError` naming the store (never the password) and why it cannot be opened.
-    public func openStore(logger: Logger) throws(ConfigurationError) -> any RevisionStore & SourceStore {
+    public func openStore(logger: Logger) throws(ConfigurationError) -> any RevisionStore & SourceStore & ViewStore {
         do {
             if usesPostgres {
                 let postgres = try postgresConfiguration()

@@ -18,16 +18,17 @@ public final class ListDeltaService: Sendable {
     public let router: Router
     let context: ServiceContext
     let sources: SourceService
+    let views: ViewService
 
     /// Builds the routes over `store`.
     /// - Parameters:
-    ///   - store: Where revisions and sources are kept (opened by the caller, closed by ``shutdown()`` when shared).
+    ///   - store: Where revisions, sources and views are kept (opened by the caller, closed by ``shutdown()`` when shared).
     ///   - registry: where `/metrics` reads from; `nil` when the process bootstrapped no Prometheus factory.
     ///   - keys: the scoped tokens' keys, from ``ServiceConfiguration/verificationKeys()``; required when the
     ///     configuration names `jwtSecret` or `jwtPublicKeys`.
     /// - Throws: `ConfigurationError` for an invalid configuration or a store whose lists cannot be read.
     public init(
-        configuration: ServiceConfiguration, store: any RevisionStore & SourceStore, logger: Logger, registry: PrometheusCollectorRegistry?,
+        configuration: ServiceConfiguration, store: any RevisionStore & SourceStore & ViewStore, logger: Logger, registry: PrometheusCollectorRegistry?,
         keys: VerificationKeys = .none
     ) throws(ConfigurationError) {
         try configuration.validate()
@@ -51,10 +52,12 @@ public final class ListDeltaService: Sendable {
         let access = AccessControl(configuration: configuration, keys: keys)
         let shared = store as? any SharedRevisionStore
         let context = ServiceContext(
-            configuration: configuration, repository: repository, logger: logger, access: access, sharedStore: shared, sourceStore: store)
+            configuration: configuration, repository: repository, logger: logger, access: access, sharedStore: shared, sourceStore: store, viewStore: store)
         self.context = context
         let sources = try SourceService(context: context)
         self.sources = sources
+        let views = ViewService(context: context)
+        self.views = views
         shared?.startAnnouncements { [context] announcement in context.receive(announcement) }
 
         var router = Router()
@@ -65,10 +68,12 @@ public final class ListDeltaService: Sendable {
         EventRoutes(context: context).register(in: &router)
         ManyListsRoutes(context: context).register(in: &router)
         SourceRoutes(context: context, sources: sources).register(in: &router)
+        ViewRoutes(context: context, views: views).register(in: &router)
         OperationalRoutes(context: context, registry: registry, sources: sources).register(in: &router)
         StaticRoutes(webRoot: configuration.webRoot).register(in: &router)
         self.router = router
         sources.start()
+        views.start()
     }
 
     /// Marks the instance as draining before a stop: it still serves, but `/healthz` answers 503 so that load
@@ -83,6 +88,7 @@ public final class ListDeltaService: Sendable {
     public func shutdown() {
         context.hub.shutdown()
         sources.shutdown()
+        views.shutdown()
         context.shutdown()
         context.sharedStore?.close()
     }

@@ -4,7 +4,7 @@ public enum StoreAnnouncement: Sendable, Equatable {
     case committed(list: String, revision: Int)
     /// Another instance deleted `list`, whose last revision was `revision`.
     case deleted(list: String, revision: Int)
-    /// Another instance attached, changed or detached `list`'s source.
+    /// Another instance attached, changed or detached `list`'s source or view.
     case sourceChanged(list: String)
     /// Announcements cannot be received for now (the listening connection broke): cached heads may go stale.
     case interrupted

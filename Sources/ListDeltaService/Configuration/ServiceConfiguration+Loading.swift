@@ -80,6 +80,7 @@ extension ServiceConfiguration {
         strings("sourceHosts", \.sourceHosts), string("sourceDirectory", \.sourceDirectory), int("sourceMinInterval", \.sourceMinInterval),
         int("maxSources", \.maxSources), int("sourceMaxItems", \.sourceMaxItems), int("sourceMaxBytes", \.sourceMaxBytes),
         double("sourceTimeoutSeconds", \.sourceTimeoutSeconds), int("sourceFetches", \.sourceFetches),
+        int("maxViews", \.maxViews), double("viewSweepSeconds", \.viewSweepSeconds),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.

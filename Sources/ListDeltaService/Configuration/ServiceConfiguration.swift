@@ -38,6 +38,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var sourceMinInterval = 10
     /// The most sources attached at once (in the store, over every instance sharing it). The default is 1000.
     public var maxSources = 1000
+    /// The most views at once (in the store, over every instance sharing it). The default is 1000.
+    public var maxViews = 1000
+    /// How often each instance looks for views behind their base (whose updater stopped, or that another release
+    /// does not update), in seconds. The default is 2.
+    public var viewSweepSeconds = 2.0
     /// The largest `maxItems` a source may have (never more than `maxItems`). The default is 10,000.
     public var sourceMaxItems = 10_000
 
@@ -179,6 +184,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(databaseTimeoutSeconds > 0 && databaseTimeoutSeconds <= 300, "databaseTimeoutSeconds must be in (0, 300]")
         try require((1...86_400).contains(sourceMinInterval), "sourceMinInterval must be 1...86400")
         try require((0...1_000_000).contains(maxSources), "maxSources must be 0...1000000")
+        try require((0...100_000).contains(maxViews), "maxViews must be 0...100000")
+        try require(viewSweepSeconds >= 0.1 && viewSweepSeconds <= 3_600, "viewSweepSeconds must be 0.1...3600")
         try require(sourceMaxItems >= 1, "sourceMaxItems must be at least 1")
         try require((1_024...(1 << 30)).contains(sourceMaxBytes), "sourceMaxBytes must be 1024...1073741824")
         try require(sourceTimeoutSeconds > 0 && sourceTimeoutSeconds <= 300, "sourceTimeoutSeconds must be in (0, 300]")

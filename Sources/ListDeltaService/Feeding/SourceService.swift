@@ -76,6 +76,16 @@ final class SourceService: Sendable {
     /// Attaches or changes `list`'s source and fetches it at once (on the calling source worker).
     /// - Returns: Whether it was attached (rather than changed), and the source after its first fetch.
     func attach(_ list: String, settings: SourceSettings) throws(ServiceError) -> (created: Bool, source: StoredSource) {
+        let view: StoredView?
+        do {
+            view = try context.viewStore.view(list)
+        } catch {
+            throw ServiceError.from(error)
+        }
+        if let view {
+            throw .fedElsewhere(
+                "list \"\(list)\" is a view of list \"\(view.base)\": a list cannot have both a view and a source; detach the view first (DELETE /v1/lists/\(list)/view)")
+        }
         try checkLocation(settings.url)
         // What earlier fetches learnt (validators, items) is kept when the content would map the same way (same
         // url, sections and maxItems): a PUT of the same source then fetches conditionally. Otherwise it starts
@@ -96,7 +106,7 @@ final class SourceService: Sendable {
             throw ServiceError.from(error)
         }
         // Direct writes of the list are refused from now on (after the commit, so no check can record it again).
-        context.unsourced.remove(list)
+        context.directlyWritten.remove(list)
         return (attached.created, fetch(attached.source, owner: owner, settings: settings, state: state))
     }
 

@@ -92,7 +92,7 @@ struct HistoryRoutes {
             guard let current else { throw .notFound("there is no list \"\(id)\"") }
             let head = try ServiceError.mapping { () throws(EngineError) in try repository.head(id, atLeast: current.revision) }
             guard let head, !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
-            try context.refuseWriteIfFedBySource(id)
+            try context.refuseDirectWrite(id)
             // 0 is servable as a diff's start (the empty list) but is no revision to restore.
             guard target != 0, repository.isServable(target, head: head) else { throw ServiceError(repository.notServed(target, head: head)) }
             var document = target == current.revision ? current : try ServiceError.mapping { () throws(EngineError) in try repository.document(id, revision: target, head: head) }

@@ -34,8 +34,12 @@ final class ServiceContext: Sendable {
     let sharedStore: (any SharedRevisionStore)?
     /// Where sources are kept (the same store as revisions).
     let sourceStore: any SourceStore
-    /// Lists known to have no source (see ``refuseWriteIfFedBySource(_:)``).
-    let unsourced: UnsourcedLists
+    /// Where views are kept (the same store as revisions).
+    let viewStore: any ViewStore
+    /// Which lists have views, and the hook that brings them up to date after a write of their base.
+    let views: ViewRegistry
+    /// Lists known to be neither fed by a source nor a view (see ``refuseDirectWrite(_:)``).
+    let directlyWritten: DirectlyWrittenLists
     /// Rendered documents (by revision) and diffs (by from, to and format).
     let bodies: RenderCache
     let readPool: WorkerPool
@@ -50,12 +54,14 @@ final class ServiceContext: Sendable {
 
     init(
         configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl,
-        sharedStore: (any SharedRevisionStore)? = nil, sourceStore: any SourceStore
+        sharedStore: (any SharedRevisionStore)? = nil, sourceStore: any SourceStore, viewStore: any ViewStore
     ) {
         self.configuration = configuration
         self.sharedStore = sharedStore
         self.sourceStore = sourceStore
-        unsourced = UnsourcedLists(isTrusted: sharedStore == nil)
+        self.viewStore = viewStore
+        views = ViewRegistry()
+        directlyWritten = DirectlyWrittenLists(isTrusted: sharedStore == nil)
         self.repository = repository
         self.logger = logger
         self.access = access

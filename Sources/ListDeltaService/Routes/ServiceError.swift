@@ -22,8 +22,8 @@ enum ServiceError: Error {
     case storage(String)
     /// A 422 naming the member of a request body (not a document) that is wrong, by JSON Pointer.
     case invalidMember(String, pointer: String)
-    /// A 409: the list is fed by a source, so only the source writes it.
-    case fedBySource(String)
+    /// A 409: the list is fed by a source or is a view, so only the source's fetches (or its base's writes) write it.
+    case fedElsewhere(String)
     /// A 409: a bound of the service would be exceeded (the most sources).
     case limitReached(String)
     /// A source's fetch that lost its lease (the source was changed, detached or taken over) before it wrote, or a
@@ -67,7 +67,7 @@ enum ServiceError: Error {
             return ProblemDetails(status: 500, title: "Internal Server Error", detail: "storage failed: \(detail)")
         case let .invalidMember(detail, pointer):
             return ProblemDetails(status: 422, title: "Unprocessable Content", detail: detail, extra: ["pointer": .string(pointer)])
-        case .fedBySource(let detail), .limitReached(let detail), .superseded(let detail):
+        case .fedElsewhere(let detail), .limitReached(let detail), .superseded(let detail):
             return ProblemDetails(status: 409, title: "Conflict", detail: detail)
         }
     }

@@ -81,7 +81,7 @@ struct WriteRoutes {
             validated = try ServiceError.mapping { () throws(EngineError) in try context.repository.makeDocument(from: json, listID: id, revision: 0) }
         }
         return try context.write(id, origin: .put, preconditions: preconditions) { _, revision throws(ServiceError) in
-            try context.refuseWriteIfFedBySource(id)
+            try context.refuseDirectWrite(id)
             var document = validated
             document.revision = revision
             return document
@@ -104,7 +104,7 @@ struct WriteRoutes {
         let repository = context.repository
         return try context.write(id, origin: .patch, preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
-            try context.refuseWriteIfFedBySource(id)
+            try context.refuseDirectWrite(id)
             // Item edits go straight to the typed document; anything else (and every failure, so it is worded
             // exactly) takes the general path: the document as JSON, patched, read back and validated.
             if var document = patch.applyToItems(of: current, limits: repository.documentLimits) {
@@ -124,14 +124,18 @@ struct WriteRoutes {
     private static func delete(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
         let id = try admit(request, context, mediaType: nil)
         let preconditions = try RequestReading.preconditions(request)
-        // A deleted list takes its source with it, detached under the list's lock right after the commit: a fetch
-        // of this instance waiting for the lock then finds its lease gone and writes nothing, so the list cannot
-        // come back. A list whose source has yet to create it is "deleted" by detaching the source.
+        // A deleted list takes its source (or its view definition) with it, detached under the list's lock right
+        // after the commit: a fetch of this instance waiting for the lock then finds its lease gone and writes
+        // nothing, so the list cannot come back. A list whose source has yet to create it is "deleted" by
+        // detaching the source. The views of a deleted list are emptied.
         let detach = { () -> Bool in
             do {
-                return try context.sourceStore.detachSource(id)
+                let detachedSource = try context.sourceStore.detachSource(id)
+                let detachedView = try context.viewStore.detachView(id)
+                if detachedView { context.views.remove(id) }
+                return detachedSource || detachedView
             } catch {
-                context.logger.warning("the deleted list's source could not be detached", metadata: ["list": "\(id)", "error": "\(error)"])
+                context.logger.warning("the deleted list's source or view could not be detached", metadata: ["list": "\(id)", "error": "\(error)"])
                 return false
             }
         }
@@ -140,6 +144,7 @@ struct WriteRoutes {
                 try context.repository.delete(id, preconditions: preconditions) {
                     _ = detach()
                     context.hub.publish(list: id, .deleted)
+                    context.views.baseChanged(id, outcome: nil)
                 }
             }
         } catch .notFound(let detail) {
@@ -177,9 +182,11 @@ extension ServiceContext {
         }
     }
 
-    /// Tells the list's watchers about a committed revision (called under the list's write lock, so in order).
+    /// Tells the list's watchers about a committed revision (called under the list's write lock, so in order),
+    /// and has the list's views, if it has any, brought up to date.
     func publish(_ outcome: WriteOutcome) {
         guard outcome.changed else { return }
         hub.publish(list: outcome.document.id, .revision(outcome, batch: bodies.remember(diffOf: outcome)))
+        views.baseChanged(outcome.document.id, outcome: outcome)
     }
 }

@@ -29,14 +29,15 @@ extension ServiceContext {
             repository.announce(list, revision: revision, deleted: true)
             hub.publish(list: list, .deleted)
         case .sourceChanged(let list):
-            unsourced.remove(list)
+            directlyWritten.remove(list)
+            views.changedElsewhere(list)
         case .interrupted:
             logger.warning("announcements from other instances interrupted: reading every head from the database until they resume")
             repository.suspendHeadCache()
-            unsourced.suspend()
+            directlyWritten.suspend()
         case .resumed:
             repository.resumeHeadCache()
-            unsourced.resume()
+            directlyWritten.resume()
             continueWork { self.recheckWatchedLists() }
         }
     }

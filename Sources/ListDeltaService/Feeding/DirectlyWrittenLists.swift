@@ -1,14 +1,15 @@
 import Synchronization
 
-/// Lists known to have no source, so that a direct write need not read the store to learn that it may go ahead
-/// (on PostgreSQL that read was a round trip as long as the append itself).
+/// Lists known to be written directly only (no source feeds them and they are no view), so that a direct write
+/// need not read the store to learn that it may go ahead (on PostgreSQL that read was a round trip as long as the
+/// append itself).
 ///
-/// An entry is forgotten when this instance attaches a source to the list, when another instance announces a
-/// change of the list's source, and all at once while announcements cannot be received (until they resume, every
-/// check reads the store). A check that read "no source" from the store records it only if nothing was forgotten
+/// An entry is forgotten when this instance attaches a source or a view to the list, when another instance
+/// announces a change of the list's source or view, and all at once while announcements cannot be received (until they resume, every
+/// check reads the store). A check that read "no source, no view" from the store records it only if nothing was forgotten
 /// meanwhile, so an attach that commits during that read is never hidden. Bounded: past `capacity` lists it
 /// starts over.
-final class UnsourcedLists: Sendable {
+final class DirectlyWrittenLists: Sendable {
     private struct State {
         var lists: Set<String> = []
         var isTrusted: Bool

@@ -1,9 +1,9 @@
 import Testing
 @testable import ListDeltaService
 
-@Suite struct UnsourcedListsTests {
+@Suite struct DirectlyWrittenListsTests {
     @Test func aListReadAsUnsourcedIsRememberedUntilItsSourceChanges() {
-        let lists = UnsourcedLists(isTrusted: true)
+        let lists = DirectlyWrittenLists(isTrusted: true)
         #expect(!lists.contains("a"))
         lists.insert("a", readIn: lists.generation)
         #expect(lists.contains("a"))
@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func aReadBegunBeforeAnAttachRecordsNothing() {
-        let lists = UnsourcedLists(isTrusted: true)
+        let lists = DirectlyWrittenLists(isTrusted: true)
         let before = lists.generation
         // An attach commits (and is forgotten) while the check's read of the store is under way.
         lists.remove("a")
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func nothingIsUsedOrRecordedWhileAnnouncementsCannotBeReceived() {
-        let lists = UnsourcedLists(isTrusted: false)
+        let lists = DirectlyWrittenLists(isTrusted: false)
         lists.insert("a", readIn: lists.generation)
         #expect(!lists.contains("a"))
         lists.resume()
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func theRecordIsBounded() {
-        let lists = UnsourcedLists(isTrusted: true, capacity: 3)
+        let lists = DirectlyWrittenLists(isTrusted: true, capacity: 3)
         for name in ["a", "b", "c", "d"] { lists.insert(name, readIn: lists.generation) }
         #expect(lists.contains("d"))
         #expect(!lists.contains("a"))

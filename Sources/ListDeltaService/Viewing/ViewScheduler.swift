@@ -1,0 +1,75 @@
+import ListDeltaEngine
+import Synchronization
+
+/// Runs the updates of views on the write pool: at most one at a time per base, and while one runs, any number
+/// of further requests for the same base fold into one more run (which reads the base as it is then). So the
+/// queued work is bounded by the number of bases with views, whatever the rate of writes.
+final class ViewScheduler: Sendable {
+    private struct Entry {
+        var isRunning = false
+        var isDue = false
+        /// The latest write of the base this instance made since the last run, when known.
+        var hint: WriteOutcome?
+        /// Kept between runs (taken out while one runs).
+        var updater: ViewUpdater?
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    private let run: @Sendable (inout ViewUpdater, WriteOutcome?) -> Void
+    private let execute: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    /// - Parameters:
+    ///   - execute: Runs a job on a worker (the write pool).
+    ///   - run: One update of a base's views with its updater.
+    init(
+        execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void, run: @escaping @Sendable (inout ViewUpdater, WriteOutcome?) -> Void
+    ) {
+        self.execute = execute
+        self.run = run
+    }
+
+    /// Asks for an update of `base`'s views (after `outcome`, when this instance wrote it).
+    func schedule(_ base: String, outcome: WriteOutcome?) {
+        let start = entries.withLock { entries -> Bool in
+            var entry = entries[base] ?? Entry()
+            entry.isDue = true
+            entry.hint = outcome
+            let start = !entry.isRunning
+            entry.isRunning = true
+            entries[base] = entry
+            return start
+        }
+        if start { execute { [self] in drain(base) } }
+    }
+
+    /// Forgets what is kept for bases that have no views any more.
+    func retain(only bases: Set<String>) {
+        entries.withLock { entries in
+            for (base, entry) in entries where !entry.isRunning && !bases.contains(base) {
+                entries[base] = nil
+            }
+        }
+    }
+
+    private func drain(_ base: String) {
+        while true {
+            let taken = entries.withLock { entries -> (ViewUpdater, WriteOutcome?)? in
+                guard var entry = entries[base], entry.isDue else {
+                    entries[base]?.isRunning = false
+                    return nil
+                }
+                let updater = entry.updater ?? ViewUpdater(base: base)
+                let hint = entry.hint
+                entry.isDue = false
+                entry.hint = nil
+                entry.updater = nil
+                entries[base] = entry
+                return (updater, hint)
+            }
+            guard let (taken, hint) = taken else { return }
+            var updater = taken
+            run(&updater, hint)
+            entries.withLock { entries in entries[base]?.updater = updater }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import ListDeltaCore
+import ListDeltaEngine
+import ListDeltaStorage
+import Logging
+import Metrics
+
+/// Brings the views of one base up to date with the base as it is now, and keeps what makes the next update
+/// cheap: the base as the views last read it, and each view's ``ViewIndex`` (its filtered, sorted matches).
+///
+/// One updater per base, and one update at a time per updater (``ViewScheduler`` sees to it): an update reads
+/// the base's current head, so several base revisions that come quickly fold into one update. Each view's new
+/// content is written through the repository like any write, as a revision by `{"op":"view"}`, guarded by its
+/// ``ViewStep``: the store commits it only while it moves the view forward, so however many instances update a
+/// view, its revisions follow its base's order, and a view's content is never set back to an older base
+/// revision's.
+struct ViewUpdater: Sendable {
+    let base: String
+    /// The base as the indexes last read it, and its step; `nil` before the first update.
+    private var lastBase: ViewBase?
+    private var lastStep: Int?
+    private var tracked: [String: TrackedView] = [:]
+
+    /// A view's index, and the revision of the view's list known to hold the index's document (`nil`: not known,
+    /// for instance after another instance wrote the view): only from that revision may an update that leaves the
+    /// document as it was record the new step without comparing documents.
+    private struct TrackedView {
+        var generation: Int
+        var index: ViewIndex
+        var syncedRevision: Int?
+    }
+
+    init(base: String) {
+        self.base = base
+    }
+
+    /// Updates every view of the base in `views` (the registry's, each with its generation) to the base's
+    /// current revision. `hint` is the write that made that revision, when this instance made it: its diff then
+    /// spares diffing the base again.
+    /// - Throws: What reading the base threw; a view whose update fails is logged and left to the next sweep.
+    mutating func update(_ views: [StoredView], hint: WriteOutcome?, context: ServiceContext) throws(EngineError) {
+        let repository = context.repository
+        let head = try repository.head(base)
+        let live = head.flatMap { $0.isDeleted ? nil : $0 }
+        let step = ViewStep.baseStep(of: head)
+        let current: ViewBase
+        /// How the base changed since the indexes last read it; `nil` when it did not.
+        var diff: ListDiff?
+        let baseMoved = lastStep != step
+        if let lastBase, !baseMoved {
+            current = lastBase
+        } else {
+            let document = try live.map { (live) throws(EngineError) in try repository.document(base, revision: live.revision, head: live) }
+            current = ViewBase(document)
+            if let lastBase {
+                if let hint, let document, let previous = lastBase.document, hint.document.revision == document.revision,
+                    hint.previous.revision == previous.revision
+                {
+                    diff = hint.diff
+                } else {
+                    // Diffed once here for every view, rather than by each view's index.
+                    diff = ListDiff(from: lastBase.document ?? .empty(id: base), to: document ?? .empty(id: base))
+                }
+            }
+        }
+        let limits = repository.documentLimits
+        var kept: [String: TrackedView] = [:]
+        for view in views {
+            var changed = true
+            var index: ViewIndex
+            var synced: Int?
+            if let known = tracked[view.list], known.generation == view.generation, !baseMoved || diff != nil {
+                index = known.index
+                synced = known.syncedRevision
+                if let diff { changed = index.update(to: current, diff: diff) } else { changed = false }
+            } else {
+                let definition: ViewDefinition
+                do {
+                    definition = try ViewDefinition(json: ViewService.json(view.definition), viewID: view.list, limits: limits)
+                } catch {
+                    context.logger.warning(
+                        "a view's stored definition cannot be read; it is not updated", metadata: ["view": "\(view.list)", "error": "\(error)"])
+                    continue
+                }
+                index = ViewIndex(definition: definition, base: current, limits: limits)
+            }
+            let viewStep = ViewStep(generation: view.generation, baseStep: step)
+            if view.baseStep < step {
+                synced = Self.bring(view.list, of: base, to: viewStep, index: index, unchangedSince: changed ? nil : synced, context: context)
+            } else if changed {
+                synced = nil
+            }
+            kept[view.list] = TrackedView(generation: view.generation, index: index, syncedRevision: synced)
+        }
+        tracked = kept
+        lastBase = current
+        lastStep = step
+    }
+
+    /// Makes the view's list hold `index`'s document, recorded as computed at `step`: a revision when its content
+    /// changes, else only the record of the step (no revision). Races with other instances are settled by the
+    /// store's guard; a superseded update (another instance got further, or the view changed) does nothing.
+    /// - Parameter unchangedSince: The revision of the view's list that holds `index`'s document, when the index
+    ///   says its document did not change: the step is then recorded at that revision without a write, unless the
+    ///   list moved since.
+    /// - Returns: The revision of the view's list that holds `index`'s document at `step` because of this call, or
+    ///   `nil` when the update was superseded or failed.
+    @discardableResult
+    static func bring(
+        _ list: String, of base: String, to step: ViewStep, index: ViewIndex, unchangedSince: Int?, context: ServiceContext
+    ) -> Int? {
+        let outcome: String
+        defer { Counter(label: "listdelta_view_updates_total", dimensions: [("outcome", outcome)]).increment() }
+        do throws(EngineError) {
+            if let unchangedSince, try advance(list, to: step, atRevision: unchangedSince, context: context) {
+                outcome = "unchanged"
+                return unchangedSince
+            }
+            let written: WriteOutcome
+            do {
+                written = try context.repository.write(
+                    list, origin: .view(of: base, revision: ViewStep.basedOn(step.baseStep)), preconditions: WritePreconditions(),
+                    viewStep: step, onCommit: context.publish
+                ) { (_, revision) throws(EngineError) in index.document(viewID: list, revision: revision) }
+            } catch {
+                switch error {
+                case .refused(let refusal), .engine(let refusal): throw refusal
+                }
+            }
+            if written.changed {
+                context.views.record(list, step: step)
+            } else if try !advance(list, to: step, atRevision: written.document.revision, context: context) {
+                outcome = "superseded"
+                return nil
+            }
+            outcome = written.changed ? "written" : "unchanged"
+            return written.document.revision
+        } catch .superseded {
+            outcome = "superseded"
+        } catch {
+            outcome = "failed"
+            context.logger.warning("a view could not be updated", metadata: ["view": "\(list)", "base": "\(base)", "error": "\(error)"])
+        }
+        return nil
+    }
+
+    /// Records that the view's unchanged content at `revision` is the query at `step`.
+    private static func advance(_ list: String, to step: ViewStep, atRevision revision: Int, context: ServiceContext) throws(EngineError) -> Bool {
+        let advanced: Bool
+        do {
+            advanced = try context.viewStore.advanceView(list: list, step: step, atRevision: revision)
+        } catch {
+            throw EngineError.from(error)
+        }
+        if advanced { context.views.record(list, step: step) }
+        return advanced
+    }
+}
