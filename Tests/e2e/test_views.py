@@ -1287,3 +1287,77 @@ def test_a_follower_on_another_instance_sees_every_view_revision_in_order(make_s
     assert followed["doc"]["sections"] == canon_sections(b.doc(view))
     assert_view_is_the_query(b, view, definition, base)
     assert_view_is_the_query(a, view, definition, base)
+
+
+# ---------------------------------------------------------------------------
+# The live page
+
+
+VIEW_PANEL_JS = """
+const p = document.getElementById('view');
+const t = (id) => document.getElementById(id).textContent;
+const link = document.getElementById('view-of');
+return p ? {hidden: p.hidden, of: p.getAttribute('data-view-of'), basedOn: p.getAttribute('data-based-on'),
+  shownOf: t('view-of'), href: link.getAttribute('href'), where: t('view-where'), sort: t('view-sort'),
+  limit: t('view-limit'), sections: t('view-sections'), basedOnText: t('view-based-on'),
+  writable: [...document.querySelectorAll('#viewer .panel button')].some(b => !b.disabled),
+  reverts: document.querySelectorAll('[data-revert]').length,
+  revision: document.querySelector('[data-revision]')?.getAttribute('data-revision'),
+  title: t('list-title')} : null;
+"""
+
+
+def test_the_page_shows_a_view_its_base_and_definition(make_server):
+    from browser_support import WEB, browser_errors, check_served_web_files, chrome, save_screenshot, wait_for
+
+    # The page of this checkout (the binary's built-in copy may be older).
+    server = make_server(env={"LISTDELTA_WEB_ROOT": str(WEB)})
+    check_served_web_files(server)
+    base, view = uid("page-base"), uid("page-view")
+    put_ok(server, base, {"kind": "array", "title": "Mail", "items": [
+        item("m1", {"text": "Budget", "read": False, "date": "2026-11-20"}),
+        item("m2", {"text": "Lunch", "read": True, "date": "2026-11-21"}),
+        item("m3", {"text": "Tickets", "read": False, "date": "2026-11-22"})]})
+    put_ok(server, base, {"kind": "array", "title": "Mail", "items": [
+        item("m1", {"text": "Budget", "read": False, "date": "2026-11-20"}),
+        item("m2", {"text": "Lunch", "read": True, "date": "2026-11-21"})]})
+    make_view(server, view, {"of": base, "where": [{"path": "/model/read", "op": "eq", "value": False}],
+                             "sort": [{"path": "/model/date", "order": "desc"}], "limit": 20, "sections": "none"})
+    driver = chrome()
+    try:
+        driver.get(server.url(f"/?list={base}"))
+        wait_for(lambda: (driver.execute_script(VIEW_PANEL_JS) or {}).get("revision") == "2", message="the base")
+        time.sleep(0.5)
+        panel = driver.execute_script(VIEW_PANEL_JS)
+        assert panel["hidden"] is True and panel["writable"] is True, panel  # no view: nothing shown, writable
+
+        driver.get(server.url(f"/?list={view}"))
+        panel = wait_for(lambda: (lambda p: p if p and not p["hidden"] and p["revision"] == "1" else None)(
+            driver.execute_script(VIEW_PANEL_JS)), message="the view panel")
+        assert (panel["of"], panel["shownOf"], panel["href"]) == (base, base, f"/?list={base}"), panel
+        assert panel["where"] == "/model/read eq false", panel
+        assert panel["sort"] == "/model/date desc" and panel["limit"] == "20" and panel["sections"] == "none", panel
+        assert panel["basedOn"] == "2" and "2" in panel["basedOnText"], panel
+        assert panel["writable"] is False and panel["reverts"] == 0, panel
+
+        # A base write moves the view: the page shows the new revision and basedOn.
+        put_ok(server, base, {"kind": "array", "title": "Mail", "items": [
+            item("m1", {"text": "Budget", "read": False, "date": "2026-11-20"}),
+            item("m4", {"text": "News", "read": False, "date": "2026-11-23"})]})
+        panel = wait_for(lambda: (lambda p: p if p["revision"] == "2" and p["basedOn"] == "3" else None)(
+            driver.execute_script(VIEW_PANEL_JS)), message="the view after a base write")
+        wait_for(lambda: driver.find_elements("css selector", '[data-item-id="m4"]'), message="the new item")
+
+        # The link opens the base, in the page.
+        driver.find_element("id", "view-of").click()
+        panel = wait_for(lambda: (lambda p: p if p["title"] == base and p["hidden"] else None)(
+            driver.execute_script(VIEW_PANEL_JS)), message="the base opened from the link")
+        assert panel["writable"] is True
+        uncaught = [m for m in browser_errors(driver) if "Uncaught" in m or "TypeError" in m or "ReferenceError" in m]
+        assert uncaught == []
+        save_screenshot(driver, "view-panel.png")
+    except Exception:
+        save_screenshot(driver, "view-panel-failed.png")
+        raise
+    finally:
+        driver.quit()

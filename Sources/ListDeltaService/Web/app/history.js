@@ -84,8 +84,8 @@ export function renderTimeline() {
         el("button", { type: "button", class: "danger", "data-revert-confirm": String(r), text: "Revert" }),
         el("button", { type: "button", class: "secondary", "data-revert-cancel": "", text: "Cancel" }),
       );
-    } else if (r !== current && !page.source) {
-      // (A list fed by a source refuses reverts: no button then.)
+    } else if (r !== current && !page.source && !page.view) {
+      // (A list fed by a source, or a view, refuses reverts: no button then.)
       li.append(el("button", { type: "button", class: "secondary", "data-revert": String(r), text: "Revert to this…" }));
     }
     return li;
