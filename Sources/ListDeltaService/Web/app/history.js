@@ -30,7 +30,9 @@ function changeText(changes) {
 
 function byText(by) {
   if (!by) return "unknown write";
-  return by.op === "revert" ? `revert to r${by.to}` : by.op;
+  if (by.op === "revert") return `revert to r${by.to}`;
+  if (by.op === "view") return `view of ${by.of} r${by.revision}`;
+  return by.op;
 }
 
 /** Empties the panel for a list that opens. */
