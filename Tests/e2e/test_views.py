@@ -782,8 +782,43 @@ def test_an_event_stream_on_the_view_receives_the_diff_of_a_base_write(server):
         after = server.doc(view, rev + 1)
         assert apply_batch_diff(server.doc(view, rev), diff) == {"sections": canon_sections(after)}
         assert [(s["id"], ids({"sections": [s]})) for s in after["sections"]] == [("y", ["a", "b"]), ("z", ["c"])]
+        # The base deleted: the view is emptied, one more diff (no reset: the view itself still exists).
+        assert server.delete(base).status_code == 204
+        event = stream.next_event(timeout=5)
+        assert event is not None and event["event"] == "diff", event
+        diff = json.loads(event["data"])
+        assert (diff["from"], diff["to"]) == (rev + 1, rev + 2)
+        assert diff["sections"]["deleted"] == [0, 1] and diff["counts"] == {"from": [2, 1], "to": []}
+        assert server.doc(view)["sections"] == []
     finally:
         stream.close()
+
+
+def test_a_many_lists_poll_holding_a_view_is_woken_by_a_base_write(server):
+    base, view, other = uid("base"), uid("view"), uid("other")
+    put_ok(server, base, {"items": [item("a", {"n": 1})]})
+    put_ok(server, other, {"items": []})
+    make_view(server, view, {"of": base, "where": [{"path": "/model/n", "op": "gt", "value": 1}], "sections": "none"})
+    rev = server.doc(view)["revision"]
+    result = {}
+
+    def poll():
+        r = server.get("/v1/diffs", params={"lists": f"{other}:1,{view}:{rev}", "wait": 20}, timeout=30)
+        result["at"], result["status"], result["body"] = time.monotonic(), r.status_code, r.json()
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    time.sleep(1.0)
+    assert thread.is_alive(), result
+    put_ok(server, base, {"items": [item("a", {"n": 1}), item("b", {"n": 2})]})
+    acknowledged = time.monotonic()
+    thread.join(10)
+    assert result.get("status") == 200, result
+    assert result["at"] - acknowledged < 1.0
+    assert result["body"]["resets"] == []
+    [diff] = result["body"]["diffs"]
+    assert (diff["id"], diff["from"], diff["to"]) == (view, rev, rev + 1)
+    assert diff["items"]["inserted"] == [{"at": [0, 0], "item": item("b", {"n": 2})}]
 
 
 def test_the_diffs_between_view_revisions_replay(server):
