@@ -94,8 +94,8 @@ def test_every_operation_documents_its_problems(spec):
             assert {"400", "414", "503"} <= codes, (method, path, codes)
             if method in ("put", "patch", "delete"):
                 assert {"401", "403"} <= codes, (method, path, codes)
-                # A source has no revisions, so its writes take no If-Match: no 412.
-                if not path.endswith("/source"):
+                # A source and a view definition have no revisions, so their writes take no If-Match: no 412.
+                if not path.endswith(("/source", "/view")):
                     assert "412" in codes, (method, path, codes)
             if method in ("put", "patch"):
                 assert {"413", "415", "422"} <= codes, (method, path, codes)
@@ -138,6 +138,15 @@ def _call(server, method, path, list_id):
         response = server.request(method, target)
         # The route's own 404 (a problem naming the missing source), not the router's for an unknown path.
         if response.status_code == 404 and "has no source" in response.json().get("detail", ""):
+            return RouteStatus(404)
+        return response.status_code
+    if target.endswith("/view"):
+        # The list is no view (GET, DELETE: 404); a view of itself is refused (PUT: 422), so it stays no view.
+        if method == "PUT":
+            return server.request("PUT", target, json={"of": list_id}).status_code
+        response = server.request(method, target)
+        # The route's own 404 (a problem saying the list is no view), not the router's for an unknown path.
+        if response.status_code == 404 and not response.json().get("detail", "").startswith("No resource at"):
             return RouteStatus(404)
         return response.status_code
     if method == "GET" and target.endswith("/diff"):

@@ -20,6 +20,8 @@ Statuses allowed besides schemathesis's defaults, because a schema cannot tell t
   across sections, the body's id equal to the path's, a `type` missing from `cells`, nesting depth);
 - schema-valid source settings may get 422: the URL's scheme, its host (after resolution) or a `file:` path may be
   refused, which a schema cannot state;
+- schema-valid view definitions may get 422: `of` may name the view itself or a list that is a view, which a schema
+  cannot state;
 - schema-valid many-lists requests may get 400: `lists` (and `Last-Event-ID`) must name each list once, not
   `.` or `..`, and at most `maxListsPerRequest` entries, which a pattern cannot say (the bound of a revision,
   2^31-1, it does say);
@@ -73,6 +75,10 @@ checks.negative_data_rejection.expected-statuses = {_toml_list(DEFAULT_NEGATIVE 
 
 [[operations]]
 include-operation-id = "putSource"
+checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE + ["422"])}
+
+[[operations]]
+include-operation-id = "putView"
 checks.positive_data_acceptance.expected-statuses = {_toml_list(DEFAULT_POSITIVE + ["422"])}
 
 [[operations]]

@@ -1,5 +1,5 @@
 // The live page's entry module: wires the page's parts (the modules of /app/) together. `/?list=ID` shows a list
-// (the list view, with its history and source panels), `/?lists=a,b,c` a dashboard of several lists followed over
+// (the list view, with its history, source and view panels), `/?lists=a,b,c` a dashboard of several lists followed over
 // one connection, `/` a welcome; the lists on the left open either. `window.listdelta` is a small handle for people
 // and tests. Every piece of data reaches the DOM through textContent or attributes, never through innerHTML.
 import { $ } from "/app/dom.js";
@@ -9,6 +9,7 @@ import { listedIDs, markCurrentList, refreshLists } from "/app/lists-sidebar.js"
 import { closeListView, openListView } from "/app/list-view.js";
 import { loadHistory, onTimelineClick } from "/app/history.js";
 import { fetchSourceNow, loadSource } from "/app/source-panel.js";
+import { loadView } from "/app/view-panel.js";
 import {
   addToDashboard, closeDashboard, currentDashboard, onAddSubmit, onGridClick, openDashboard, parseLists, removeFromDashboard,
 } from "/app/dashboard.js";
@@ -91,6 +92,9 @@ window.listdelta = {
   get source() { return page.source; },
   loadSource,
   fetchSourceNow,
+  /** The open list's view definition and basedOn as last read (null: it is no view), and a fresh read of it. */
+  get view() { return page.view; },
+  loadView,
   write,
 };
 

@@ -30,7 +30,9 @@ function changeText(changes) {
 
 function byText(by) {
   if (!by) return "unknown write";
-  return by.op === "revert" ? `revert to r${by.to}` : by.op;
+  if (by.op === "revert") return `revert to r${by.to}`;
+  if (by.op === "view") return `view of ${by.of} r${by.revision}`;
+  return by.op;
 }
 
 /** Empties the panel for a list that opens. */
@@ -84,8 +86,8 @@ export function renderTimeline() {
         el("button", { type: "button", class: "danger", "data-revert-confirm": String(r), text: "Revert" }),
         el("button", { type: "button", class: "secondary", "data-revert-cancel": "", text: "Cancel" }),
       );
-    } else if (r !== current && !page.source) {
-      // (A list fed by a source refuses reverts: no button then.)
+    } else if (r !== current && !page.source && !page.view) {
+      // (A list fed by a source, or a view, refuses reverts: no button then.)
       li.append(el("button", { type: "button", class: "secondary", "data-revert": String(r), text: "Revert to this…" }));
     }
     return li;

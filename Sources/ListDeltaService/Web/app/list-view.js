@@ -1,5 +1,5 @@
 // The list view (`/?list=ID`): follows one list through client.js's ListFollower and shows it as it changes (its
-// sections, section index, revision, counts and diff log), with the history and source panels of that list.
+// sections, section index, revision, counts and diff log), with the history, source and view panels of that list.
 import { ListFollower, diffSize } from "/client.js";
 import { $, el, reduceMotion } from "/app/dom.js";
 import { currentToken, mode, modeName } from "/app/connection.js";
@@ -8,6 +8,7 @@ import { describe, log } from "/app/diff-log.js";
 import { itemCount, pageTarget, renderSections } from "/app/document-view.js";
 import { loadHistory, resetHistory } from "/app/history.js";
 import { clearSource, loadSource, refreshSource } from "/app/source-panel.js";
+import { clearView, loadView, refreshView } from "/app/view-panel.js";
 
 /** Renders the single list view: `doc` into #sections, its section index and counts. */
 function render(doc, hints = null) {
@@ -57,6 +58,8 @@ export function openListView(id, push) {
   resetHistory();
   clearSource();
   loadSource();
+  clearView();
+  loadView();
   showRevision(null, null);
   let follower;
   const target = pageTarget(() => follower, render, (doc) => {
@@ -72,6 +75,7 @@ export function openListView(id, push) {
       log(`r${diff.from} → r${diff.to}: ${describe(diff)}`);
       loadHistory();
       refreshSource();
+      refreshView();
     },
     onReset: (info) => {
       page.resets.push({ reason: info.reason, detail: info.detail, from: info.from, to: info.document.revision });
@@ -79,6 +83,7 @@ export function openListView(id, push) {
       log(`reset (${info.reason}): ${info.detail ?? ""} → revision ${info.document.revision}`, "reset");
       loadHistory();
       refreshSource();
+      refreshView();
     },
     onError: (error, ms) => log(`${error.message ?? error}; retrying in ${(ms / 1000).toFixed(1)} s`, "error"),
     onState: (s) => { $("status").textContent = `${modeName} · ${s}`; },
@@ -94,5 +99,6 @@ export function closeListView() {
   page.follower = null;
   page.listID = null;
   clearSource();
+  clearView();
   $("viewer").hidden = true;
 }

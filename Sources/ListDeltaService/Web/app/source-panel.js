@@ -2,7 +2,7 @@
 // the last fetch did, the last error, and "Fetch now" (a PUT of the same settings). The source is read when the list
 // opens, whenever it gets a new revision, and when the next fetch is due (a failed fetch makes no revision). While a
 // source feeds the list, writes and reverts are refused: the writer's buttons are disabled and the timeline offers
-// no revert.
+// no revert (the view panel, view-panel.js, does the same for a view).
 import { $, el } from "/app/dom.js";
 import { api, request } from "/app/connection.js";
 import { page } from "/app/page-state.js";
@@ -28,7 +28,7 @@ function showSource(s) {
   clearTimeout(sourceState.timer);
   const panel = $("source");
   panel.hidden = !s;
-  setWritable(!s);
+  setWritable(!s && !page.view);
   renderTimeline();
   if (!s) {
     panel.removeAttribute("data-source-url");
