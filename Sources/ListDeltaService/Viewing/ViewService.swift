@@ -46,6 +46,8 @@ final class ViewService: Sendable {
         _ list: String, body: JSONValue, mayRead: (String) throws(ServiceError) -> Void
     ) throws(ServiceError) -> (created: Bool, served: JSONValue) {
         let limits = context.repository.documentLimits
+        // A body that is no object is malformed (400), as for a source or a revert; a wrong member is a 422.
+        guard case .object = body else { throw .badRequest("a view definition is a JSON object {\"of\", \"where\", \"sort\", \"limit\", \"sections\"}") }
         let definition: ViewDefinition
         do {
             definition = try ViewDefinition(json: body, viewID: list, limits: limits)
