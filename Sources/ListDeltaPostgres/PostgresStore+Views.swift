@@ -111,4 +111,15 @@ extension PostgresStore: ViewStore {
             try await ViewFunctions.advance(list: list, step: step, atRevision: atRevision, client: client, logger: logger)
         }
     }
+
+    public func advanceViews(_ advances: [ViewAdvance]) throws(StoreError) -> [Bool] {
+        guard advances.count > 1 else {
+            return try advances.map { (advance) throws(StoreError) in
+                try advanceView(list: advance.list, step: advance.step, atRevision: advance.atRevision)
+            }
+        }
+        return try call { [client, logger] in
+            try await ViewFunctions.advance(advances, client: client, logger: logger)
+        }
+    }
 }

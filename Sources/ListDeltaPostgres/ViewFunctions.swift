@@ -185,4 +185,32 @@ enum ViewFunctions {
         }
         throw StoreError.database("\(advanceName) returned no row")
     }
+
+    /// Calls the view advance function for many views in one statement (one transaction, one round trip). The
+    /// calls run in the order of the lists' ids, so that two such statements take the lists' advisory locks in the
+    /// same order and never wait for each other in a cycle.
+    static func advance(_ advances: [ViewAdvance], client: PostgresClient, logger: Logger) async throws -> [Bool] {
+        let order = advances.indices.sorted { advances[$0].list < advances[$1].list }
+        let lists = order.map { advances[$0].list }
+        let generations = order.map { advances[$0].step.generation }
+        let steps = order.map { advances[$0].step.baseStep }
+        // No list is at revision -1: it stands for "absent or deleted" (NULL), which an array of bigint cannot hold.
+        let revisions = order.map { advances[$0].atRevision ?? -1 }
+        var results = Array(repeating: false, count: advances.count)
+        var index = 0
+        for try await advanced in try await client.query(
+            """
+            SELECT \(unescaped: advanceName)(t.list, t.generation, t.step, NULLIF(t.revision, -1))
+            FROM unnest(\(lists)::text[], \(generations)::bigint[], \(steps)::bigint[], \(revisions)::bigint[])
+                WITH ORDINALITY AS t(list, generation, step, revision, position)
+            ORDER BY t.position
+            """, logger: logger
+        ).decode(Bool.self) {
+            guard index < order.count else { break }
+            results[order[index]] = advanced
+            index += 1
+        }
+        guard index == order.count else { throw StoreError.database("\(advanceName) returned \(index) rows for \(order.count) views") }
+        return results
+    }
 }

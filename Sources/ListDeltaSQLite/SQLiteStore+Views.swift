@@ -47,15 +47,22 @@ extension SQLiteStore: ViewStore {
     }
 
     public func advanceView(list: String, step: ViewStep, atRevision: Int?) throws(StoreError) -> Bool {
-        try StoreError.catching {
+        try advanceViews([ViewAdvance(list: list, step: step, atRevision: atRevision)])[0]
+    }
+
+    public func advanceViews(_ advances: [ViewAdvance]) throws(StoreError) -> [Bool] {
+        guard !advances.isEmpty else { return [] }
+        return try StoreError.catching {
             try pool.write { db in
-                let head = try HeadRecord.fetchOne(db, key: list)
-                guard (head?.isDeleted == false ? head?.revision : nil) == atRevision else { return false }
-                do {
-                    try Self.moveView(db, list: list, to: step)
-                    return true
-                } catch StoreError.superseded {
-                    return false
+                try advances.map { advance in
+                    let head = try HeadRecord.fetchOne(db, key: advance.list)
+                    guard (head?.isDeleted == false ? head?.revision : nil) == advance.atRevision else { return false }
+                    do {
+                        try Self.moveView(db, list: advance.list, to: advance.step)
+                        return true
+                    } catch StoreError.superseded {
+                        return false
+                    }
                 }
             }
         }

@@ -79,4 +79,23 @@ public protocol ViewStore: Sendable {
     /// change): only when the view has `step.generation`, a lower base step, and its list is still at `atRevision`
     /// (`nil`: the list is absent or deleted). `false` when it recorded nothing.
     func advanceView(list: String, step: ViewStep, atRevision: Int?) throws(StoreError) -> Bool
+
+    /// ``advanceView(list:step:atRevision:)`` for many views in one transaction (one commit, one round trip): what a
+    /// base's write costs its views that it leaves as they were.
+    /// - Returns: For each advance, in order, whether it recorded its step.
+    func advanceViews(_ advances: [ViewAdvance]) throws(StoreError) -> [Bool]
+}
+
+/// One view's step to record without a revision (``ViewStore/advanceViews(_:)``).
+public struct ViewAdvance: Sendable, Equatable {
+    public var list: String
+    public var step: ViewStep
+    /// The revision the view's list must still be at (`nil`: absent or deleted).
+    public var atRevision: Int?
+
+    public init(list: String, step: ViewStep, atRevision: Int?) {
+        self.list = list
+        self.step = step
+        self.atRevision = atRevision
+    }
 }

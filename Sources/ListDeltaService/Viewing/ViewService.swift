@@ -104,7 +104,7 @@ final class ViewService: Sendable {
         }
         let step = ViewStep(generation: view.generation, baseStep: ViewStep.baseStep(of: head))
         let index = ViewIndex(definition: definition, base: ViewBase(document), limits: repository.documentLimits)
-        if ViewUpdater.bring(view.list, of: view.base, to: step, index: index, unchangedSince: nil, context: context) == nil {
+        if ViewUpdater.bring(view.list, of: view.base, to: step, index: index, context: context) == nil {
             // Another instance's update (or change) of this view came first: what it reached is served.
             return ViewStep.basedOn(try self.view(view.list)?.baseStep ?? step.baseStep)
         }

@@ -64,6 +64,8 @@ struct ViewUpdater: Sendable {
         }
         let limits = repository.documentLimits
         var kept: [String: TrackedView] = [:]
+        var unchanged: [ViewAdvance] = []
+        var toWrite: [String] = []
         for view in views {
             var changed = true
             var index: ViewIndex
@@ -84,12 +86,26 @@ struct ViewUpdater: Sendable {
                 index = ViewIndex(definition: definition, base: current, limits: limits)
             }
             let viewStep = ViewStep(generation: view.generation, baseStep: step)
+            kept[view.list] = TrackedView(generation: view.generation, index: index, syncedRevision: changed ? nil : synced)
             if view.baseStep < step {
-                synced = Self.bring(view.list, of: base, to: viewStep, index: index, unchangedSince: changed ? nil : synced, context: context)
-            } else if changed {
-                synced = nil
+                if !changed, let synced {
+                    unchanged.append(ViewAdvance(list: view.list, step: viewStep, atRevision: synced))
+                } else {
+                    toWrite.append(view.list)
+                }
             }
-            kept[view.list] = TrackedView(generation: view.generation, index: index, syncedRevision: synced)
+        }
+        // The views this revision left as they were record their step together, in one transaction; those whose
+        // list moved meanwhile (another instance wrote them) are compared and written like the changed ones.
+        if !unchanged.isEmpty {
+            let advanced = Self.advance(unchanged, context: context)
+            for (advance, done) in zip(unchanged, advanced) where !done { toWrite.append(advance.list) }
+        }
+        for list in toWrite {
+            guard var view = kept[list] else { continue }
+            view.syncedRevision = Self.bring(
+                list, of: base, to: ViewStep(generation: view.generation, baseStep: step), index: view.index, context: context)
+            kept[list] = view
         }
         tracked = kept
         lastBase = current
@@ -99,22 +115,13 @@ struct ViewUpdater: Sendable {
     /// Makes the view's list hold `index`'s document, recorded as computed at `step`: a revision when its content
     /// changes, else only the record of the step (no revision). Races with other instances are settled by the
     /// store's guard; a superseded update (another instance got further, or the view changed) does nothing.
-    /// - Parameter unchangedSince: The revision of the view's list that holds `index`'s document, when the index
-    ///   says its document did not change: the step is then recorded at that revision without a write, unless the
-    ///   list moved since.
     /// - Returns: The revision of the view's list that holds `index`'s document at `step` because of this call, or
     ///   `nil` when the update was superseded or failed.
     @discardableResult
-    static func bring(
-        _ list: String, of base: String, to step: ViewStep, index: ViewIndex, unchangedSince: Int?, context: ServiceContext
-    ) -> Int? {
+    static func bring(_ list: String, of base: String, to step: ViewStep, index: ViewIndex, context: ServiceContext) -> Int? {
         let outcome: String
         defer { Counter(label: "listdelta_view_updates_total", dimensions: [("outcome", outcome)]).increment() }
         do throws(EngineError) {
-            if let unchangedSince, try advance(list, to: step, atRevision: unchangedSince, context: context) {
-                outcome = "unchanged"
-                return unchangedSince
-            }
             let written: WriteOutcome
             do {
                 written = try context.repository.write(
@@ -141,6 +148,23 @@ struct ViewUpdater: Sendable {
             context.logger.warning("a view could not be updated", metadata: ["view": "\(list)", "base": "\(base)", "error": "\(error)"])
         }
         return nil
+    }
+
+    /// Records the steps of views whose content did not change, in one transaction; `false` for each that was not
+    /// recorded (or all, when the store failed).
+    private static func advance(_ advances: [ViewAdvance], context: ServiceContext) -> [Bool] {
+        let done: [Bool]
+        do {
+            done = try context.viewStore.advanceViews(advances)
+        } catch {
+            context.logger.warning("views' steps could not be recorded", metadata: ["views": "\(advances.count)", "error": "\(error)"])
+            return advances.map { _ in false }
+        }
+        for (advance, recorded) in zip(advances, done) where recorded {
+            context.views.record(advance.list, step: advance.step)
+            Counter(label: "listdelta_view_updates_total", dimensions: [("outcome", "unchanged")]).increment()
+        }
+        return done
     }
 
     /// Records that the view's unchanged content at `revision` is the query at `step`.
