@@ -339,6 +339,14 @@ import Testing
         for step in 0..<60 {
             let old = document
             document = generator.edit(old, structural: false)
+            if step % 20 == 19 {
+                // A large change (more than an eighth of the base): the index rebuilds.
+                for section in document.sections.indices {
+                    for index in document.sections[section].items.indices where generator.chance(0.3) {
+                        document.sections[section].items[index].model = generator.model()
+                    }
+                }
+            }
             let new = ViewBase(document)
             let diff = ListDiff(from: old, to: document)
             for index in indexes.indices {
@@ -354,5 +362,35 @@ import Testing
         }
         // Most small edits leave a limited view alone.
         #expect(unchanged > 0)
+    }
+
+    @Test func viewsOfOneBaseUpdateConcurrentlySharingItsPositions() async {
+        var generator = Generator(seed: 99)
+        let limits = DocumentLimits()
+        var document = generator.document(sections: 3...5)
+        let views = (0..<16).map { _ in generator.definition(limits: limits) }
+        var indexes = views.map { ViewIndex(definition: $0, base: ViewBase(document), limits: limits, maximumChunk: 4) }
+        for step in 0..<10 {
+            let old = document
+            document = generator.edit(old, structural: false)
+            let shared = ViewBase(document)
+            let diff = ListDiff(from: old, to: document)
+            indexes = await withTaskGroup(of: (Int, ViewIndex).self) { group in
+                for (position, index) in indexes.enumerated() {
+                    group.addTask {
+                        var index = index
+                        index.update(to: shared, diff: diff)
+                        return (position, index)
+                    }
+                }
+                var updated = indexes
+                for await (position, index) in group { updated[position] = index }
+                return updated
+            }
+            for (position, index) in indexes.enumerated() {
+                let expected = Self.naive(views[position], over: document, viewID: "v", revision: step, limits: limits)
+                #expect(Self.text(index.document(viewID: "v", revision: step)) == Self.text(expected), "step \(step) view \(position)")
+            }
+        }
     }
 }
