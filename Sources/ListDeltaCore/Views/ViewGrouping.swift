@@ -18,13 +18,13 @@ extension ViewDefinition {
             var order: [String: Int] = [:]
             order.reserveCapacity(base.sections.count)
             for (index, section) in base.sections.enumerated() { order[section.id] = index }
-            var buckets: [Int: [ListItem]] = [:]
+            var buckets = [[ListItem]](repeating: [], count: base.sections.count)
             for shown in items {
                 guard let index = order[shown.section] else { continue }
-                buckets[index, default: []].append(shown.item)
+                buckets[index].append(shown.item)
             }
-            document.sections = buckets.keys.sorted().map { index in
-                ListSection(header: base.sections[index].header, items: buckets[index]!)
+            document.sections = buckets.indices.compactMap { index in
+                buckets[index].isEmpty ? nil : ListSection(header: base.sections[index].header, items: buckets[index])
             }
         case .none:
             document.sections = [ListSection(id: "main", items: items.map(\.item))]

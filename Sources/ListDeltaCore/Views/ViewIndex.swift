@@ -33,7 +33,7 @@ public struct ViewIndex: Sendable {
     /// - Complexity: O(*v* log *v*) for *v* shown items (only the first `limit` matches are read), plus O(*s*)
     ///   base sections for `keep`.
     public func document(viewID: String, revision: Int) -> ListDocument {
-        let shown = matches.prefix(definition.limit).map { ViewShownItem(item: $0.item, section: $0.section) }
+        let shown = matches.shown(definition.limit)
         return definition.document(grouping: shown, base: base.document, viewID: viewID, revision: revision, limits: limits)
     }
 
