@@ -94,7 +94,7 @@ public struct ViewIndex: Sendable {
             let keys = definition.sortValues(of: item, section: section.id)
             let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: newPositions) }
             if place.rank < definition.limit { changes = true }
-            matches.insert(ViewMatch(item: item, section: section.id, keys: keys), at: place)
+            matches.insert(definition.match(item, section: section.id, keys: keys), at: place)
         }
         base = new
         return changes
@@ -125,7 +125,7 @@ public struct ViewIndex: Sendable {
             for item in section.items {
                 if definition.matches(item, section: section.id) {
                     let keys = definition.sortValues(of: item, section: section.id)
-                    found.append((ViewMatch(item: item, section: section.id, keys: keys), ordinal))
+                    found.append((definition.match(item, section: section.id, keys: keys), ordinal))
                 }
                 ordinal += 1
             }
@@ -165,5 +165,14 @@ public struct ViewIndex: Sendable {
             for item in insertion.section.items { changed.insert(item.id) }
         }
         return changed
+    }
+}
+
+extension ViewDefinition {
+    /// The entry of a matching item, with its `by` text computed once, here, rather than at every document.
+    fileprivate func match(_ item: ListItem, section: String, keys: [ViewSortValue]) -> ViewMatch {
+        var group: String?
+        if case .by(let path) = sections { group = Self.groupText(ViewPath.resolve(path, in: item, section: section)) }
+        return ViewMatch(item: item, section: section, keys: keys, group: group)
     }
 }

@@ -3,6 +3,8 @@ struct ViewMatch: Sendable {
     var item: ListItem
     var section: String
     var keys: [ViewSortValue]
+    /// The item's `by` text, for a view grouped `by` a pointer; else `nil`.
+    var group: String?
 }
 
 /// A view's matching items in view order, kept in chunks of a few hundred so that inserting or removing one
@@ -96,7 +98,7 @@ struct ViewMatchList: Sendable {
         for chunk in chunks {
             for match in chunk {
                 if result.count >= n { return result }
-                result.append(ViewShownItem(item: match.item, section: match.section))
+                result.append(ViewShownItem(item: match.item, section: match.section, group: match.group))
             }
         }
         return result
