@@ -81,7 +81,12 @@ public struct ViewIndex: Sendable {
             guard definition.matches(item, section: section.id) else { continue }
             let keys = definition.sortValues(of: item, section: section.id)
             let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: oldPositions) }
-            guard matches.match(at: place)?.item.id == id else { return rebuild(to: new) }
+            guard matches.match(at: place)?.item.id == id else {
+                // The diff does not fit what the index holds (not ListDiff(from: its base, to: new)): start over. Some
+                // matches are already gone, so the document before cannot be compared: say it changed.
+                _ = rebuild(to: new)
+                return true
+            }
             if place.rank < definition.limit { changes = true }
             matches.remove(at: place)
         }
