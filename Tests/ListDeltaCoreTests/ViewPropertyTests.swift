@@ -269,6 +269,9 @@ import Testing
 
     // MARK: - Properties
 
+    /// A document as compact JSON text: what failures print (and a stricter equality than `==`).
+    private static func text(_ document: ListDocument) -> String { JSONWriter.string(of: document.jsonValue) }
+
     @Test(arguments: 0..<4)
     func evaluationEqualsTheNaiveEvaluation(batch: Int) throws {
         for seed in 0..<200 {
@@ -279,7 +282,7 @@ import Testing
                 let view = generator.definition(limits: limits)
                 let document = view.evaluate(over: base, viewID: "v", revision: 7, limits: limits)
                 let expected = Self.naive(view, over: base, viewID: "v", revision: 7, limits: limits)
-                #expect(document == expected, "seed \(batch * 1_000 + seed): \(JSONWriter.string(of: view.jsonValue))")
+                #expect(Self.text(document) == Self.text(expected), "seed \(batch * 1_000 + seed): \(JSONWriter.string(of: view.jsonValue))")
                 // Definitions survive their canonical JSON.
                 #expect(try ViewDefinition(json: view.jsonValue, viewID: "v", limits: limits) == view)
             }
@@ -312,8 +315,8 @@ import Testing
                     let changed = indexes[index].update(to: new, diff: diff)
                     let after = indexes[index].document(viewID: "v", revision: step)
                     let expected = Self.naive(views[index], over: document, viewID: "v", revision: step, limits: limits)
-                    #expect(after == expected, "seed \(seedValue) step \(step) view \(index): \(JSONWriter.string(of: views[index].jsonValue))")
-                    if !changed { #expect(after == before, "seed \(seedValue) step \(step) view \(index): update said unchanged") }
+                    #expect(Self.text(after) == Self.text(expected), "seed \(seedValue) step \(step) view \(index): \(JSONWriter.string(of: views[index].jsonValue))")
+                    if !changed { #expect(Self.text(after) == Self.text(before), "seed \(seedValue) step \(step) view \(index): update said unchanged") }
                 }
             }
         }
@@ -336,20 +339,58 @@ import Testing
         for step in 0..<60 {
             let old = document
             document = generator.edit(old, structural: false)
+            if step % 20 == 19 {
+                // A large change (more than an eighth of the base): the index rebuilds.
+                for section in document.sections.indices {
+                    for index in document.sections[section].items.indices where generator.chance(0.3) {
+                        document.sections[section].items[index].model = generator.model()
+                    }
+                }
+            }
             let new = ViewBase(document)
             let diff = ListDiff(from: old, to: document)
             for index in indexes.indices {
                 let before = indexes[index].document(viewID: "v", revision: 1)
                 let changed = indexes[index].update(to: new, diff: diff)
                 let after = indexes[index].document(viewID: "v", revision: 1)
-                #expect(after == Self.naive(views[index], over: document, viewID: "v", revision: 1, limits: limits), "step \(step) view \(index)")
+                #expect(Self.text(after) == Self.text(Self.naive(views[index], over: document, viewID: "v", revision: 1, limits: limits)), "step \(step) view \(index)")
                 if !changed {
                     unchanged += 1
-                    #expect(after == before)
+                    #expect(Self.text(after) == Self.text(before), "step \(step) view \(index): update said unchanged")
                 }
             }
         }
         // Most small edits leave a limited view alone.
         #expect(unchanged > 0)
+    }
+
+    @Test func viewsOfOneBaseUpdateConcurrentlySharingItsPositions() async {
+        var generator = Generator(seed: 99)
+        let limits = DocumentLimits()
+        var document = generator.document(sections: 3...5)
+        let views = (0..<16).map { _ in generator.definition(limits: limits) }
+        var indexes = views.map { ViewIndex(definition: $0, base: ViewBase(document), limits: limits, maximumChunk: 4) }
+        for step in 0..<10 {
+            let old = document
+            document = generator.edit(old, structural: false)
+            let shared = ViewBase(document)
+            let diff = ListDiff(from: old, to: document)
+            indexes = await withTaskGroup(of: (Int, ViewIndex).self) { group in
+                for (position, index) in indexes.enumerated() {
+                    group.addTask {
+                        var index = index
+                        index.update(to: shared, diff: diff)
+                        return (position, index)
+                    }
+                }
+                var updated = indexes
+                for await (position, index) in group { updated[position] = index }
+                return updated
+            }
+            for (position, index) in indexes.enumerated() {
+                let expected = Self.naive(views[position], over: document, viewID: "v", revision: step, limits: limits)
+                #expect(Self.text(index.document(viewID: "v", revision: step)) == Self.text(expected), "step \(step) view \(position)")
+            }
+        }
     }
 }

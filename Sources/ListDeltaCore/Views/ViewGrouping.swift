@@ -2,6 +2,8 @@
 struct ViewShownItem {
     var item: ListItem
     var section: String
+    /// The item's `by` text when already known (``ViewDefinition/groupText(_:)``), else `nil`.
+    var group: String? = nil
 }
 
 extension ViewDefinition {
@@ -18,26 +20,43 @@ extension ViewDefinition {
             var order: [String: Int] = [:]
             order.reserveCapacity(base.sections.count)
             for (index, section) in base.sections.enumerated() { order[section.id] = index }
-            var buckets: [Int: [ListItem]] = [:]
+            var buckets = [[ListItem]](repeating: [], count: base.sections.count)
+            // Neighbours mostly share a section (always without sort keys): look its index up once per run.
+            var lastSection: String?
+            var lastIndex: Int?
             for shown in items {
-                guard let index = order[shown.section] else { continue }
-                buckets[index, default: []].append(shown.item)
+                if shown.section != lastSection {
+                    lastSection = shown.section
+                    lastIndex = order[shown.section]
+                }
+                guard let index = lastIndex else { continue }
+                buckets[index].append(shown.item)
             }
-            document.sections = buckets.keys.sorted().map { index in
-                ListSection(header: base.sections[index].header, items: buckets[index]!)
+            document.sections = buckets.indices.compactMap { index in
+                buckets[index].isEmpty ? nil : ListSection(header: base.sections[index].header, items: buckets[index])
             }
         case .none:
             document.sections = [ListSection(id: "main", items: items.map(\.item))]
         case .by(let path):
             var positions: [String: Int] = [:]
             var sections: [ListSection] = []
+            // Sorted items often come in runs of one text: look its section up once per run.
+            var lastText: String?
+            var lastPosition: Int?
             for shown in items {
-                let text = Self.groupText(ViewPath.resolve(path, in: shown.item, section: shown.section))
+                let text = shown.group ?? Self.groupText(ViewPath.resolve(path, in: shown.item, section: shown.section))
+                if text == lastText, let position = lastPosition {
+                    sections[position].items.append(shown.item)
+                    continue
+                }
+                lastText = text
                 let id = Self.sectionID(for: text, maximumBytes: limits.maximumIDBytes)
-                if let position = positions[id] {
+                lastPosition = positions[id]
+                if let position = lastPosition {
                     sections[position].items.append(shown.item)
                 } else if sections.count < limits.maximumSections {
                     positions[id] = sections.count
+                    lastPosition = sections.count
                     sections.append(ListSection(id: id, title: text, items: [shown.item]))
                 }
             }

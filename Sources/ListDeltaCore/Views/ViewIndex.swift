@@ -33,7 +33,7 @@ public struct ViewIndex: Sendable {
     /// - Complexity: O(*v* log *v*) for *v* shown items (only the first `limit` matches are read), plus O(*s*)
     ///   base sections for `keep`.
     public func document(viewID: String, revision: Int) -> ListDocument {
-        let shown = matches.prefix(definition.limit).map { ViewShownItem(item: $0.item, section: $0.section) }
+        let shown = matches.shown(definition.limit)
         return definition.document(grouping: shown, base: base.document, viewID: viewID, revision: revision, limits: limits)
     }
 
@@ -81,7 +81,12 @@ public struct ViewIndex: Sendable {
             guard definition.matches(item, section: section.id) else { continue }
             let keys = definition.sortValues(of: item, section: section.id)
             let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: oldPositions) }
-            guard matches.match(at: place)?.item.id == id else { return rebuild(to: new) }
+            guard matches.match(at: place)?.item.id == id else {
+                // The diff does not fit what the index holds (not ListDiff(from: its base, to: new)): start over. Some
+                // matches are already gone, so the document before cannot be compared: say it changed.
+                _ = rebuild(to: new)
+                return true
+            }
             if place.rank < definition.limit { changes = true }
             matches.remove(at: place)
         }
@@ -94,7 +99,7 @@ public struct ViewIndex: Sendable {
             let keys = definition.sortValues(of: item, section: section.id)
             let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: newPositions) }
             if place.rank < definition.limit { changes = true }
-            matches.insert(ViewMatch(item: item, section: section.id, keys: keys), at: place)
+            matches.insert(definition.match(item, section: section.id, keys: keys), at: place)
         }
         base = new
         return changes
@@ -125,7 +130,7 @@ public struct ViewIndex: Sendable {
             for item in section.items {
                 if definition.matches(item, section: section.id) {
                     let keys = definition.sortValues(of: item, section: section.id)
-                    found.append((ViewMatch(item: item, section: section.id, keys: keys), ordinal))
+                    found.append((definition.match(item, section: section.id, keys: keys), ordinal))
                 }
                 ordinal += 1
             }
@@ -165,5 +170,14 @@ public struct ViewIndex: Sendable {
             for item in insertion.section.items { changed.insert(item.id) }
         }
         return changed
+    }
+}
+
+extension ViewDefinition {
+    /// The entry of a matching item, with its `by` text computed once, here, rather than at every document.
+    fileprivate func match(_ item: ListItem, section: String, keys: [ViewSortValue]) -> ViewMatch {
+        var group: String?
+        if case .by(let path) = sections { group = Self.groupText(ViewPath.resolve(path, in: item, section: section)) }
+        return ViewMatch(item: item, section: section, keys: keys, group: group)
     }
 }

@@ -3,6 +3,8 @@ struct ViewMatch: Sendable {
     var item: ListItem
     var section: String
     var keys: [ViewSortValue]
+    /// The item's `by` text, for a view grouped `by` a pointer; else `nil`.
+    var group: String?
 }
 
 /// A view's matching items in view order, kept in chunks of a few hundred so that inserting or removing one
@@ -89,13 +91,15 @@ struct ViewMatchList: Sendable {
         if chunks[place.chunk].isEmpty { chunks.remove(at: place.chunk) }
     }
 
-    /// The first `n` matches in order. O(*n*).
-    func prefix(_ n: Int) -> [ViewMatch] {
-        var result: [ViewMatch] = []
+    /// The first `n` matches as the items a view shows. O(*n*).
+    func shown(_ n: Int) -> [ViewShownItem] {
+        var result: [ViewShownItem] = []
         result.reserveCapacity(min(n, count))
         for chunk in chunks {
-            if result.count >= n { break }
-            result.append(contentsOf: chunk.prefix(n - result.count))
+            for match in chunk {
+                if result.count >= n { return result }
+                result.append(ViewShownItem(item: match.item, section: match.section, group: match.group))
+            }
         }
         return result
     }
