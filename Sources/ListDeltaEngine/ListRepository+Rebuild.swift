@@ -107,11 +107,23 @@ extension ListRepository {
         return rebuilt
     }
 
-    func remember(_ document: ListDocument) {
+    /// Makes `document` (a revision of a list, held by the caller anyway) the most recently used in the cache, or
+    /// caches it again: a view's updater, after it wrote a base's views, keeps the base's document from being the
+    /// first evicted, so that the base's next write finds it in memory.
+    public func keepCached(_ document: ListDocument) {
+        if documents.value(for: RevisionKey(list: document.id, revision: document.revision)) == nil { remember(document) }
+    }
+
+    /// Caches `document`.
+    /// - Parameter itemsHeldElsewhere: Whether its items are copies of items something else keeps alive (a view's
+    ///   document written by this instance: its items are its base's, which the view's updater holds), so that only
+    ///   its arrays are charged.
+    func remember(_ document: ListDocument, itemsHeldElsewhere: Bool = false) {
         // What the document holds on the heap, so the cache's budget bounds memory; plus an eighth for the
         // allocator's holes between its blocks (`listdelta-bench memory` finds the process growing by 1.1 to 1.2
         // times the estimate).
-        let cost = RenderedBody.entryBytes + document.estimatedHeapBytes * 9 / 8
+        let heap = itemsHeldElsewhere ? document.estimatedHeapBytesOfArrays : document.estimatedHeapBytes
+        let cost = RenderedBody.entryBytes + heap * 9 / 8
         documents.set(document, for: RevisionKey(list: document.id, revision: document.revision), cost: cost)
     }
 }

@@ -174,7 +174,7 @@ extension ListRepository {
             throw .storage("the store numbered revision \(newHead.revision), expected \(nextRevision)")
         }
         heads.remember(newHead, readIn: writeBase.headGeneration)
-        remember(next)
+        remember(next, itemsHeldElsewhere: viewStep != nil)
         let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
         onCommit(outcome)
         return outcome

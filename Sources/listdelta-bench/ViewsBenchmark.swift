@@ -4,10 +4,11 @@ import ListDeltaCore
 
 /// `listdelta-bench views`: what views cost a base's writers and how fast they follow, through real HTTP.
 ///
-/// One base of `--items` items; 0 views first (the baseline of the same run), then 1, 10 and 100 views of it that
-/// mix filters, sorts with limits and groupings. For each count: the base's acknowledgement of a 10-operation
-/// PATCH, the time from sending it until every view's `basedOn` reached it, and a follower's diff of a view
-/// between its revisions before and after (medians of `--runs`).
+/// One base of `--items` items with 1, 10 and then 100 views of it that mix filters, sorts with limits and
+/// groupings, and beside it a list with the same items and no views, written in turn with the base so that both
+/// see the same load on this shared machine (the baseline). For each count: the acknowledgement of a
+/// 10-operation PATCH of each, the time from sending the base's until every view's `basedOn` reached it, and a
+/// follower's diff of a view between its revisions before and after (medians of `--runs`).
 struct ViewsBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "views", abstract: "Times base writes and view updates with 0, 1, 10 and 100 views of one base.")
@@ -18,8 +19,11 @@ struct ViewsBenchmark: ParsableCommand {
     @Option(help: "Timed base writes per view count (median printed).")
     var runs = 11
 
-    @Option(help: "The view counts measured, after the baseline without views.")
+    @Option(help: "The view counts measured.")
     var counts = [1, 10, 100]
+
+    @Option(help: "The server's cacheBytes: a revision of the 100,000-item base is estimated at some 34 MB, more than the default 64 MiB cache gives documents (half of it), so with the default every write would rebuild the base from the store, with or without views.")
+    var cacheMegabytes = 512
 
     @Option(help: "The listdelta binary to measure (default: the one built beside this benchmark).")
     var binary: String?
@@ -30,17 +34,21 @@ struct ViewsBenchmark: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try ServerProcess(
             binary: binary ?? ServerProcess.siblingBinary(), arguments: ["--data", directory, "--allow-anonymous-writes"],
-            environment: ["LISTDELTA_MAX_BODY_BYTES": String(64 << 20), "LISTDELTA_LOG_LEVEL": "error"])
+            environment: [
+                "LISTDELTA_MAX_BODY_BYTES": String(64 << 20), "LISTDELTA_LOG_LEVEL": "error", "LISTDELTA_CACHE_BYTES": String(cacheMegabytes << 20),
+            ])
         defer { server.stop() }
         let client = BenchHTTPClient(port: server.port)
         try server.waitUntilReady(client)
         var base = ViewsBase(count: items)
-        let created = try client.request("PUT", "/v1/lists/base", headers: ["Content-Type": "application/json"], body: base.body())
-        guard created.status == 201 else { throw ValidationError("creating the base failed: \(created.status)") }
+        var plain = ViewsBase(count: items)
+        for list in ["base", "plain"] {
+            let created = try client.request("PUT", "/v1/lists/\(list)", headers: ["Content-Type": "application/json"], body: base.body())
+            guard created.status == 201 else { throw ValidationError("creating \(list) failed: \(created.status)") }
+        }
 
-        var baseline: Double?
         var views = 0
-        for count in [0] + counts {
+        for count in counts {
             while views < count {
                 let response = try client.request(
                     "PUT", "/v1/lists/view-\(views)/view", headers: ["Content-Type": "application/json"], body: Array(Self.definition(views).utf8))
@@ -50,13 +58,21 @@ struct ViewsBenchmark: ParsableCommand {
                 views += 1
             }
             // Warm-up: the views' updaters build their indexes on the first write after they were attached.
-            for _ in 0..<2 { _ = try write(&base, client, views: views) }
+            for _ in 0..<2 {
+                _ = try write(&base, client, views: views)
+                _ = try write(&plain, to: "plain", client, views: 0)
+            }
             var writes: [Double] = []
+            var baselines: [Double] = []
             var follows: [Double] = []
             var diffs: [Double] = []
-            for _ in 0..<runs {
+            for run in 0..<runs {
                 let before = views > 1 ? try revision(of: "view-1", client) : 0
+                // In turns, which of the two goes first: the first write after the wait for the views finds colder
+                // caches than the one right after it.
+                if run % 2 == 1 { baselines.append(try self.write(&plain, to: "plain", client, views: 0).write) }
                 let (write, follow) = try self.write(&base, client, views: views)
+                if run % 2 == 0 { baselines.append(try self.write(&plain, to: "plain", client, views: 0).write) }
                 writes.append(write)
                 follows.append(follow)
                 if views > 1 {
@@ -67,24 +83,21 @@ struct ViewsBenchmark: ParsableCommand {
                 }
             }
             let writeMs = median(writes)
-            if baseline == nil { baseline = writeMs }
-            var line = "views base_items=\(items) views=\(views) write_ms=\(format(writeMs))"
-            if views > 0 {
-                line += " all_views_ms=\(format(median(follows)))"
-                line += diffs.isEmpty ? "" : " view_diff_ms=\(format(median(diffs)))"
-                line += " write_ratio=\(format(writeMs / (baseline ?? writeMs)))"
-            }
+            let baselineMs = median(baselines)
+            var line = "views base_items=\(items) views=\(views) write_ms=\(format(writeMs)) all_views_ms=\(format(median(follows)))"
+            line += diffs.isEmpty ? "" : " view_diff_ms=\(format(median(diffs)))"
+            line += " no_views_write_ms=\(format(baselineMs)) write_ratio=\(format(writeMs / baselineMs))"
             print(line)
         }
-        print("views command=\"swift build -c release --product listdelta --product listdelta-bench && .build/release/listdelta-bench views\"")
+        print("views cache_mb=\(cacheMegabytes) command=\"swift build -c release --product listdelta && swift build -c release --product listdelta-bench && .build/release/listdelta-bench views\"")
     }
 
     /// Sends one 10-operation PATCH of the base, then polls every view until its `basedOn` reaches the new revision.
     /// - Returns: The PATCH's acknowledgement and the time until every view followed, in milliseconds from sending.
-    private func write(_ base: inout ViewsBase, _ client: BenchHTTPClient, views: Int) throws -> (write: Double, follow: Double) {
+    private func write(_ base: inout ViewsBase, to list: String = "base", _ client: BenchHTTPClient, views: Int) throws -> (write: Double, follow: Double) {
         let body = base.patch(10)
         let start = ContinuousClock.now
-        let response = try client.request("PATCH", "/v1/lists/base", headers: ["Content-Type": "application/json-patch+json"], body: body)
+        let response = try client.request("PATCH", "/v1/lists/\(list)", headers: ["Content-Type": "application/json-patch+json"], body: body)
         let acknowledged = ContinuousClock.now
         guard response.status == 200, let revision = Int(response.headers["etag"]?.filter(\.isNumber) ?? "") else {
             throw ValidationError("PATCH failed: \(response.status) \(String(decoding: response.body, as: UTF8.self))")

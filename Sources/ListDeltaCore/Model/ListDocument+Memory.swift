@@ -69,15 +69,8 @@ extension ListDocument {
     /// on the side of a smaller cache.
     /// - Complexity: O(min(*n*, 4,096)) items, each O(*m*) in its model.
     public var estimatedHeapBytes: Int {
-        var bytes = HeapFootprint.array(capacity: sections.capacity, stride: MemoryLayout<ListSection>.stride)
-        var itemCount = 0
-        for section in sections {
-            bytes += HeapFootprint.string(section.id) + HeapFootprint.string(section.header.title)
-                + HeapFootprint.string(section.header.indexTitle)
-                + HeapFootprint.array(capacity: section.items.capacity, stride: MemoryLayout<ListItem>.stride)
-            itemCount += section.items.count
-        }
-        for (type, cell) in cells ?? [:] { bytes += 64 + HeapFootprint.string(type) + HeapFootprint.string(cell) }
+        let bytes = estimatedHeapBytesOfArrays
+        let itemCount = itemCount
         guard itemCount > 0 else { return bytes }
         let step = max(1, itemCount / Self.measuredItems)
         var measured = 0
@@ -93,6 +86,20 @@ extension ListDocument {
             position += section.items.count
         }
         return bytes + (sampled == 0 ? 0 : measured * itemCount / sampled)
+    }
+
+    /// The heap bytes of the document's own arrays and headers, without what its items hold: what a document costs
+    /// whose items are copies of items another value keeps alive (a view's document, whose items are its base's).
+    /// - Complexity: O(*s*) for *s* sections.
+    public var estimatedHeapBytesOfArrays: Int {
+        var bytes = HeapFootprint.array(capacity: sections.capacity, stride: MemoryLayout<ListSection>.stride)
+        for section in sections {
+            bytes += HeapFootprint.string(section.id) + HeapFootprint.string(section.header.title)
+                + HeapFootprint.string(section.header.indexTitle)
+                + HeapFootprint.array(capacity: section.items.capacity, stride: MemoryLayout<ListItem>.stride)
+        }
+        for (type, cell) in cells ?? [:] { bytes += 64 + HeapFootprint.string(type) + HeapFootprint.string(cell) }
+        return bytes
     }
 }
 

@@ -57,7 +57,9 @@ final class WorkerPool: Sendable {
     private let finished = DispatchGroup()
 
     /// Starts `threads` workers.
-    init(name: String, threads: Int, queueLimit: Int) {
+    /// - Parameter niceness: Added to the workers' nice value (Linux schedules each thread by its own): a pool whose
+    ///   work must yield to the requests' (view updates) runs at a positive one, and still uses idle cores fully.
+    init(name: String, threads: Int, queueLimit: Int, niceness: Int32 = 0) {
         precondition(threads >= 1 && queueLimit >= 0, "a pool needs a thread and a non-negative queue limit")
         self.name = name
         self.threadCount = threads
@@ -66,6 +68,8 @@ final class WorkerPool: Sendable {
             finished.enter()
             let thread = Thread { [self] in
                 workerThreads.withLock { _ = $0.insert(pthread_self()) }
+                // On Linux, who 0 names the calling thread alone (its nice value is its own, not the process's).
+                if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 work()
                 finished.leave()
             }

@@ -44,6 +44,9 @@ final class ServiceContext: Sendable {
     let bodies: RenderCache
     let readPool: WorkerPool
     let writePool: WorkerPool
+    /// Where views are brought up to date after their base's writes: as many threads as the write pool, at a lower
+    /// priority than the requests' threads, so that a base's write is acknowledged as fast with views as without.
+    let viewPool: WorkerPool
     private let timers = DispatchQueue(label: "listdelta.timers")
     private let drainingFlag = Atomic<Bool>(false)
 
@@ -68,12 +71,14 @@ final class ServiceContext: Sendable {
         bodies = RenderCache(repository: repository, budget: configuration.cacheBytes / 4)
         readPool = WorkerPool(name: "read", threads: configuration.workerThreads, queueLimit: configuration.maxQueuedRequests)
         writePool = WorkerPool(name: "write", threads: configuration.writeThreads, queueLimit: configuration.maxQueuedRequests)
+        viewPool = WorkerPool(name: "view", threads: configuration.writeThreads, queueLimit: 0, niceness: 5)
     }
 
     /// Stops the pools after their queued work (call after the watchers were told).
     func shutdown() {
         readPool.shutdown()
         writePool.shutdown()
+        viewPool.shutdown()
     }
 
     // MARK: - Where work runs

@@ -24,7 +24,7 @@ final class ViewService: Sendable {
 
     init(context: ServiceContext) {
         self.context = context
-        scheduler = ViewScheduler(execute: { [context] job in context.writePool.execute(job) }) { [context] updater, hint in
+        scheduler = ViewScheduler(execute: { [context] job in context.viewPool.execute(job) }) { [context] updater, hint in
             let views = context.views.views(of: updater.base)
             guard !views.isEmpty else { return }
             do {
@@ -152,8 +152,8 @@ final class ViewService: Sendable {
 
     /// Starts the sweeps: one at once, then one every `viewSweepSeconds`.
     func start() {
-        context.views.setRefresher { [self] in context.writePool.execute { [self] in sweepOnce() } }
-        context.writePool.execute { [self] in sweep() }
+        context.views.setRefresher { [self] in context.viewPool.execute { [self] in sweepOnce() } }
+        context.viewPool.execute { [self] in sweep() }
     }
 
     /// Stops the sweeps (updates under way finish).
@@ -165,7 +165,7 @@ final class ViewService: Sendable {
     private func sweep() {
         sweepOnce()
         if running.withLock({ $0 }) {
-            context.after(context.configuration.viewSweepSeconds) { [self] in context.writePool.execute { [self] in sweep() } }
+            context.after(context.configuration.viewSweepSeconds) { [self] in context.viewPool.execute { [self] in sweep() } }
         }
     }
 

@@ -39,6 +39,7 @@ struct ViewUpdater: Sendable {
     /// - Throws: What reading the base threw; a view whose update fails is logged and left to the next sweep.
     mutating func update(_ views: [StoredView], hint: WriteOutcome?, context: ServiceContext) throws(EngineError) {
         let repository = context.repository
+        let started = ContinuousClock.now
         let head = try repository.head(base)
         let live = head.flatMap { $0.isDeleted ? nil : $0 }
         let step = ViewStep.baseStep(of: head)
@@ -49,7 +50,11 @@ struct ViewUpdater: Sendable {
         if let lastBase, !baseMoved {
             current = lastBase
         } else {
-            let document = try live.map { (live) throws(EngineError) in try repository.document(base, revision: live.revision, head: live) }
+            // The write's own document when it is the current one (no cache lookup that may rebuild it).
+            let document = try live.map { (live) throws(EngineError) in
+                if let hint, hint.document.revision == live.revision { return hint.document }
+                return try repository.document(base, revision: live.revision, head: live)
+            }
             current = ViewBase(document)
             if let lastBase {
                 if let hint, let document, let previous = lastBase.document, hint.document.revision == document.revision,
@@ -63,6 +68,7 @@ struct ViewUpdater: Sendable {
             }
         }
         let limits = repository.documentLimits
+        let read = ContinuousClock.now
         var kept: [String: TrackedView] = [:]
         var unchanged: [ViewAdvance] = []
         var toWrite: [String] = []
@@ -95,12 +101,14 @@ struct ViewUpdater: Sendable {
                 }
             }
         }
+        let indexed = ContinuousClock.now
         // The views this revision left as they were record their step together, in one transaction; those whose
         // list moved meanwhile (another instance wrote them) are compared and written like the changed ones.
         if !unchanged.isEmpty {
             let advanced = Self.advance(unchanged, context: context)
             for (advance, done) in zip(unchanged, advanced) where !done { toWrite.append(advance.list) }
         }
+        let advanced = ContinuousClock.now
         for list in toWrite {
             guard var view = kept[list] else { continue }
             view.syncedRevision = Self.bring(
@@ -110,6 +118,13 @@ struct ViewUpdater: Sendable {
         tracked = kept
         lastBase = current
         lastStep = step
+        if !toWrite.isEmpty, let document = current.document { repository.keepCached(document) }
+        let finished = ContinuousClock.now
+        context.logger.debug("views updated", metadata: [
+            "base": "\(base)", "views": "\(views.count)", "unchanged": "\(unchanged.count)", "written": "\(toWrite.count)",
+            "read": "\(read - started)", "indexes": "\(indexed - read)", "advances": "\(advanced - indexed)", "writes": "\(finished - advanced)",
+        ])
+        Timer(label: "listdelta_view_update_seconds").record(duration: finished - started)
     }
 
     /// Makes the view's list hold `index`'s document, recorded as computed at `step`: a revision when its content
