@@ -46,6 +46,15 @@ extension ListRepository {
         }
     }
 
+    /// Runs `body` while no write of `id` is under way on this instance (under the list's write lock): what a
+    /// write here committed to the store is then published here too (its head and document are the
+    /// repository's). A view's definition is read so, so that its `basedOn` never names a base revision whose view
+    /// revision this instance does not serve yet.
+    public func withoutWritesUnderWay<Result, Failure: Error>(_ id: String, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        loopCheck.refuse("waiting for a list's writes")
+        return try locks.withLock(id, body)
+    }
+
     /// How many times an unconditional write is built when other instances keep winning the race for its list
     /// (`Tests/e2e/test_scale_out.py` saw 16 lost in a row while PostgreSQL came back under load).
     static let raceAttempts = 64

@@ -51,7 +51,7 @@ struct OperationalRoutes {
             Gauge(label: "listdelta_sources_failing").record(counts.failing)
         }
         Gauge(label: "listdelta_cached_documents_bytes").record(cache.documentBytes)
-        for pool in [context.readPool, context.writePool, sources.pool] {
+        for pool in [context.readPool, context.writePool, sources.pool, context.viewPool] {
             let usage = pool.usage
             Gauge(label: "listdelta_work_queued", dimensions: [("pool", pool.name)]).record(usage.queued)
             Gauge(label: "listdelta_work_running", dimensions: [("pool", pool.name)]).record(usage.running)

@@ -111,10 +111,11 @@ final class ViewService: Sendable {
         return ViewStep.basedOn(step.baseStep)
     }
 
-    /// The view `list` is, if it is one.
+    /// The view `list` is, if it is one. Read while no write of the view's list is under way here, so that its
+    /// step never runs ahead of the revision this instance serves (a view's write commits both at once).
     func view(_ list: String) throws(ServiceError) -> StoredView? {
         do {
-            return try context.viewStore.view(list)
+            return try context.repository.withoutWritesUnderWay(list) { () throws(StoreError) in try context.viewStore.view(list) }
         } catch {
             throw ServiceError.from(error)
         }
