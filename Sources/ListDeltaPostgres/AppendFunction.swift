@@ -124,9 +124,6 @@ enum AppendFunction {
             let (applied, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) =
                 try row.decode((Bool, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)
             if applied { return .applied }
-            guard let id, let revision, let isDeleted, let oldest, let first, let checkpoint, let kind, let sections, let items,
-                let deltaBytes, let checkpointBytes
-            else { return .headMoved(nil) }
             return .headMoved(PostgresStore.storedHead(
                 from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes)))
         }

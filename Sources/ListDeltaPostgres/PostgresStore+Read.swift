@@ -28,6 +28,18 @@ extension PostgresStore {
             checkpointRevision: checkpoint)
     }
 
+    /// A head row's values that may all be NULL (a function's answer about a head it found elsewhere, or none).
+    typealias OptionalHeadValues = (String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?)
+
+    /// The stored head such values describe; `nil` when any is NULL (the list has no head row).
+    static func storedHead(from values: OptionalHeadValues) -> StoredHead? {
+        guard let id = values.0, let revision = values.1, let isDeleted = values.2, let oldest = values.3, let first = values.4,
+            let checkpoint = values.5, let kind = values.6, let sections = values.7, let items = values.8, let deltaBytes = values.9,
+            let checkpointBytes = values.10
+        else { return nil }
+        return storedHead(from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes))
+    }
+
     /// The stored head of `id`, read on `connection` (inside a transaction) or through the pool.
     static func storedHead(_ id: String, on connection: PostgresConnection, logger: Logger, locking: Bool) async throws -> StoredHead? {
         let rows = try await connection.query(

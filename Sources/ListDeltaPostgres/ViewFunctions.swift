@@ -166,9 +166,6 @@ enum ViewFunctions {
                 let stored = viewGeneration.flatMap { generation in viewStep.map { (generation: generation, baseStep: $0) } }
                 return .superseded(step.refusal(stored: stored) ?? .database("\(appendName) refused a write that moves the view forward"))
             default:
-                guard let id, let revision, let isDeleted, let oldest, let first, let checkpoint, let kind, let sections, let items,
-                    let deltaBytes, let checkpointBytes
-                else { return .headMoved(nil) }
                 return .headMoved(PostgresStore.storedHead(
                     from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes)))
             }

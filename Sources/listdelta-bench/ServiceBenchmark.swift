@@ -152,18 +152,34 @@ struct ServiceBenchmark: ParsableCommand {
 
 /// A large list and random edits of it, as whole documents (PUT) or JSON Patches (PATCH).
 struct ListEditor {
+    /// What the items look like: each one's model at a version, and the operation a patch sends to bring the item
+    /// at an index to its next version.
+    struct Shape: Sendable {
+        var seed: UInt64
+        var model: @Sendable (_ id: Int, _ version: Int) -> String
+        var update: @Sendable (_ index: Int, _ model: String, _ version: Int) -> String
+
+        /// `{"text","v"}`, a patch replacing `v` alone.
+        static let text = Shape(
+            seed: 7, model: { id, version in "{\"text\":\"item \(id)\",\"v\":\(version)}" },
+            update: { index, _, version in "{\"op\":\"replace\",\"path\":\"/sections/0/items/\(index)/model/v\",\"value\":\(version)}" })
+    }
+
     private var ids: [Int]
     private var models: [Int: Int] = [:]
     private var nextID: Int
-    private var generator = SplitMix64(seed: 7)
+    private var generator: SplitMix64
+    private let shape: Shape
 
-    init(count: Int) {
+    init(count: Int, shape: Shape = .text) {
         ids = Array(0..<count)
         nextID = count
+        generator = SplitMix64(seed: shape.seed)
+        self.shape = shape
     }
 
     private func item(_ id: Int) -> String {
-        "{\"id\":\"item-\(id)\",\"type\":\"Text\",\"model\":{\"text\":\"item \(id)\",\"v\":\(models[id] ?? 0)}}"
+        "{\"id\":\"item-\(id)\",\"type\":\"Text\",\"model\":\(shape.model(id, models[id] ?? 0))}"
     }
 
     func body() -> [UInt8] {
@@ -194,7 +210,8 @@ struct ListEditor {
             case 0:
                 let index = Int.random(in: ids.indices, using: &generator)
                 models[ids[index], default: 0] += 1
-                operations.append("{\"op\":\"replace\",\"path\":\"/sections/0/items/\(index)/model/v\",\"value\":\(models[ids[index]]!)}")
+                let version = models[ids[index]]!
+                operations.append(shape.update(index, shape.model(ids[index], version), version))
             case 1:
                 let from = Int.random(in: ids.indices, using: &generator)
                 let id = ids.remove(at: from)

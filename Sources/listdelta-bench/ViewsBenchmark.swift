@@ -40,8 +40,8 @@ struct ViewsBenchmark: ParsableCommand {
         defer { server.stop() }
         let client = BenchHTTPClient(port: server.port)
         try server.waitUntilReady(client)
-        var base = ViewsBase(count: items)
-        var plain = ViewsBase(count: items)
+        var base = ListEditor(count: items, shape: .views)
+        var plain = ListEditor(count: items, shape: .views)
         for list in ["base", "plain"] {
             let created = try client.request("PUT", "/v1/lists/\(list)", headers: ["Content-Type": "application/json"], body: base.body())
             guard created.status == 201 else { throw ValidationError("creating \(list) failed: \(created.status)") }
@@ -94,7 +94,7 @@ struct ViewsBenchmark: ParsableCommand {
 
     /// Sends one 10-operation PATCH of the base, then polls every view until its `basedOn` reaches the new revision.
     /// - Returns: The PATCH's acknowledgement and the time until every view followed, in milliseconds from sending.
-    private func write(_ base: inout ViewsBase, to list: String = "base", _ client: BenchHTTPClient, views: Int) throws -> (write: Double, follow: Double) {
+    private func write(_ base: inout ListEditor, to list: String = "base", _ client: BenchHTTPClient, views: Int) throws -> (write: Double, follow: Double) {
         let body = base.patch(10)
         let start = ContinuousClock.now
         let response = try client.request("PATCH", "/v1/lists/\(list)", headers: ["Content-Type": "application/json-patch+json"], body: body)
@@ -150,59 +150,14 @@ struct ViewsBenchmark: ParsableCommand {
     }
 }
 
-/// The base list of the views benchmark and its edits: items with a category, a score, an unread flag and a
-/// version, in one section.
-struct ViewsBase {
-    private var ids: [Int]
-    private var versions: [Int: Int] = [:]
-    private var nextID: Int
-    private var generator = SplitMix64(seed: 11)
-
-    init(count: Int) {
-        ids = Array(0..<count)
-        nextID = count
-    }
-
-    private func model(_ id: Int) -> String {
-        let version = versions[id] ?? 0
-        let score = (id &* 7_919 &+ version &* 104_729) % 100_000
-        return #"{"n":\#(id),"cat":"c\#(id % 20)","score":\#(score),"unread":\#((id + version) % 3 == 0),"v":\#(version)}"#
-    }
-
-    private func item(_ id: Int) -> String {
-        #"{"id":"item-\#(id)","type":"Text","model":\#(model(id))}"#
-    }
-
-    func body() -> [UInt8] {
-        Array((#"{"kind":"array","title":"Base","items":["# + ids.map(item).joined(separator: ",") + "]}").utf8)
-    }
-
-    /// `count` operations as a JSON Patch: a quarter each model updates, moves, removals and additions.
-    mutating func patch(_ count: Int) -> [UInt8] {
-        var operations: [String] = []
-        for step in 0..<count {
-            switch step % 4 {
-            case 0:
-                let index = Int.random(in: ids.indices, using: &generator)
-                versions[ids[index], default: 0] += 1
-                operations.append(#"{"op":"replace","path":"/sections/0/items/\#(index)/model","value":\#(model(ids[index]))}"#)
-            case 1:
-                let from = Int.random(in: ids.indices, using: &generator)
-                let id = ids.remove(at: from)
-                let to = Int.random(in: 0...ids.count, using: &generator)
-                ids.insert(id, at: to)
-                operations.append(#"{"op":"move","from":"/sections/0/items/\#(from)","path":"/sections/0/items/\#(to)"}"#)
-            case 2:
-                let index = Int.random(in: ids.indices, using: &generator)
-                ids.remove(at: index)
-                operations.append(#"{"op":"remove","path":"/sections/0/items/\#(index)"}"#)
-            default:
-                nextID += 1
-                let index = Int.random(in: 0...ids.count, using: &generator)
-                ids.insert(nextID, at: index)
-                operations.append(#"{"op":"add","path":"/sections/0/items/\#(index)","value":\#(item(nextID))}"#)
-            }
-        }
-        return Array(("[" + operations.joined(separator: ",") + "]").utf8)
-    }
+extension ListEditor.Shape {
+    /// The views benchmark's items: a category, a score, an unread flag and a version, the whole model replaced by
+    /// an update.
+    static let views = ListEditor.Shape(
+        seed: 11,
+        model: { id, version in
+            let score = (id &* 7_919 &+ version &* 104_729) % 100_000
+            return #"{"n":\#(id),"cat":"c\#(id % 20)","score":\#(score),"unread":\#((id + version) % 3 == 0),"v":\#(version)}"#
+        },
+        update: { index, model, _ in #"{"op":"replace","path":"/sections/0/items/\#(index)/model","value":\#(model)}"# })
 }
