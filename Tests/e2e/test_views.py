@@ -216,11 +216,21 @@ def assert_view_is_the_query(server, view_id, definition, base_id, max_sections=
     base = r.json() if r.status_code == 200 else None
     actual = server.doc(view_id)
     assert actual["revision"] >= 1
+    revision = actual["revision"]
     actual = {k: v for k, v in actual.items() if k != "revision"}
     expected = expected_view(view_id, base, definition, max_sections)
     if "kind" not in expected:
         actual.pop("kind", None)
-    assert actual == expected, (definition, json.dumps(actual)[:3000], json.dumps(expected)[:3000])
+    if actual != expected:
+        state = get_view(server, view_id).json()
+        latest = revisions(server, view_id)[:3]
+        time.sleep(1)
+        later = server.doc(view_id)
+        raise AssertionError(f"view {view_id} (GET: revision {revision}; 1 s later: revision {later['revision']}, "
+                             f"{'now the query' if {k: v for k, v in later.items() if k != 'revision'} == expected else 'still not the query'}) "
+                             f"is not the query over {base_id} at revision {(base or {}).get('revision')}: "
+                             f"GET view {state}, its newest revisions {latest}, definition {definition}, "
+                             f"view {json.dumps(actual)[:2000]}, expected {json.dumps(expected)[:2000]}")
 
 
 # ---------------------------------------------------------------------------
@@ -721,6 +731,23 @@ def test_a_base_revision_that_does_not_change_the_view_makes_no_view_revision_bu
     settle(server, view, rev)
     assert server.doc(view)["revision"] == 2 and ids(server.doc(view)) == ["a", "b"]
     assert revisions(server, view)[0]["by"] == {"op": "view", "of": base, "revision": rev}
+
+
+def test_when_based_on_names_a_base_revision_the_document_is_the_one_computed_from_it(server):
+    """`basedOn` is the base revision the view's *current* revision was computed from: once GET .../view names R, the
+    document served is that revision (the newest of the history, `by` naming R), never the one before."""
+    base, view = uid("base"), uid("view")
+    put_ok(server, base, {"items": [item("a", {"cat": "x"})]})
+    make_view(server, view, {"of": base, "where": [{"path": "/model/cat", "op": "eq", "value": "x"}], "sections": {"by": "/model/cat"}})
+    stale = []
+    for n in range(150):
+        rev = put_ok(server, base, {"items": [item("a", {"cat": "x" if n % 2 else "y"})]})
+        settle(server, view, rev)
+        doc = server.doc(view)
+        newest = revisions(server, view)[0]
+        if (doc["revision"], newest["by"]["revision"]) != (newest["revision"], rev):
+            stale.append({"base": rev, "document": doc["revision"], "newest": newest["revision"], "by": newest["by"]})
+    assert stale == []
 
 
 def test_a_view_follows_its_base_within_a_second_of_the_write(server):
