@@ -370,6 +370,48 @@ def test_an_existing_list_becomes_a_view_with_one_more_revision(server):
     assert revisions(server, view)[0]["by"] == {"op": "view", "of": base, "revision": rev}
 
 
+def test_changing_the_base_recomputes_the_view_from_the_new_base_only(server):
+    first, second, view = uid("base"), uid("base"), uid("view")
+    put_ok(server, first, {"items": [item("a", {"n": 1})]})
+    put_ok(server, second, {"items": [item("x", {"n": 5})]})
+    second_rev = put_ok(server, second, {"items": [item("x", {"n": 5}), item("y", {"n": 6})]})
+    make_view(server, view, {"of": first, "sections": "none"})
+    state = make_view(server, view, {"of": second, "sections": "none"}, status=200)
+    assert state["of"] == second and state["basedOn"] == second_rev
+    assert ids(server.doc(view)) == ["x", "y"]
+    assert revisions(server, view)[0]["by"] == {"op": "view", "of": second, "revision": second_rev}
+    # The old base no longer moves it; the new one does.
+    put_ok(server, first, {"items": [item("a", {"n": 1}), item("b", {"n": 2})]})
+    rev = put_ok(server, second, {"items": [item("y", {"n": 6})]})
+    settle(server, view, rev)
+    assert ids(server.doc(view)) == ["y"]
+    assert get_view(server, view).json()["of"] == second
+
+
+def test_the_limit_is_bounded_by_max_items(make_server):
+    server = make_server(env={"LISTDELTA_MAX_ITEMS": "100"})
+    base, view = uid("base"), uid("view")
+    put_ok(server, base, {"items": [item(f"i{n}") for n in range(100)]})
+    assert make_view(server, view, {"of": base})["limit"] == 100
+    assert make_view(server, view, {"of": base, "limit": 100}, status=200)["limit"] == 100
+    problem = assert_problem(put_view(server, view, {"of": base, "limit": 101}), 422)
+    assert problem["pointer"] == "/limit"
+    assert len(ids(server.doc(view))) == 100
+
+
+def test_view_writes_need_a_write_token_when_tokens_are_configured(make_server):
+    server = make_server(["--write-token", "secret"])
+    base, view = uid("base"), uid("view")
+    assert server.put(base, {"items": [item("a")]}, headers={"Authorization": "Bearer secret"}).status_code == 201
+    assert_problem(put_view(server, view, {"of": base}), 401)
+    assert_problem(put_view(server, view, {"of": base}, token="wrong"), 403)
+    assert put_view(server, view, {"of": base}, token="secret").status_code == 201
+    assert get_view(server, view).status_code == 200  # reads stay public
+    assert_problem(delete_view(server, view), 401)
+    assert_problem(delete_view(server, view, token="wrong"), 403)
+    assert delete_view(server, view, token="secret").status_code == 204
+
+
 def test_get_and_delete_of_a_list_that_is_no_view_are_404(server):
     plain = uid("plain")
     put_ok(server, plain, {"items": []})
