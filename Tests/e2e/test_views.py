@@ -917,6 +917,51 @@ def test_the_diffs_between_view_revisions_replay(server):
             assert apply_json_patch(start, patch) == docs[b], (a, b)
 
 
+def test_every_view_revision_is_the_query_over_the_base_revision_it_names(server):
+    """A burst of quick base writes (which a view may fold): every view revision, read back, is the query over the
+    base revision its `by` names, and those base revisions only grow."""
+    rng = random.Random(11)
+    base = uid("burst")
+    put_ok(server, base, random_base(rng))
+    definitions = {uid("bview"): {"of": base, "sort": [{"path": "/model/rank", "order": "desc"}], "limit": 6, "sections": "none"},
+                   uid("bview"): {"of": base, "where": [{"path": "/model/read", "op": "eq", "value": True}]},
+                   uid("bview"): {"of": base, "sections": {"by": "/model/cat"}}}
+    for view, definition in definitions.items():
+        make_view(server, view, definition)
+    doc = server.doc(base)
+    for _ in range(25):
+        doc = mutate(rng, doc)
+        rev = put_ok(server, base, doc)
+    for view, definition in definitions.items():
+        settle(server, view, rev)
+        history = list(reversed(revisions(server, view)))
+        named = [h["by"]["revision"] for h in history]
+        assert named == sorted(set(named)), named
+        assert len(history) <= 26
+        for h in history:
+            base_doc = server.doc(base, h["by"]["revision"])
+            view_doc = {k: v for k, v in server.doc(view, h["revision"]).items() if k != "revision"}
+            assert view_doc == expected_view(view, base_doc, definition), (view, h)
+
+
+def test_a_base_write_that_changes_only_cells_or_kind_makes_a_view_revision(server):
+    base, view = uid("base"), uid("view")
+    rev = put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell"}, "items": [{"id": "a", "type": "A", "cell": "X"}]})
+    make_view(server, view, {"of": base})
+    assert server.doc(view)["cells"] == {"A": "ACell"} and server.doc(view)["kind"] == "array"
+    rev = put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell", "B": "BCell"}, "items": [{"id": "a", "type": "A", "cell": "X"}]})
+    settle(server, view, rev)
+    doc = server.doc(view)
+    assert doc["revision"] == 2 and doc["cells"] == {"A": "ACell", "B": "BCell"}
+    assert_view_is_the_query(server, view, {"of": base}, base)
+    rev = put_ok(server, base, {"kind": "sections", "cells": {"A": "ACell", "B": "BCell"}, "sections": [
+        {"id": "main", "title": "T", "indexTitle": "T", "items": [{"id": "a", "type": "A", "cell": "X"}]}]})
+    settle(server, view, rev)
+    doc = server.doc(view)
+    assert doc["revision"] == 3 and doc["kind"] == "sections"
+    assert_view_is_the_query(server, view, {"of": base}, base)
+
+
 def test_the_history_of_a_view(server):
     base, view = uid("base"), uid("view")
     r1 = put_ok(server, base, {"items": [item("a", {"n": 1})]})
