@@ -1524,3 +1524,30 @@ def test_the_page_shows_a_view_its_base_and_definition(make_server):
         raise
     finally:
         driver.quit()
+
+
+@pytest.mark.skipif(pg_support.cluster_dir() is None, reason="no PostgreSQL cluster (scripts/test.sh starts one)")
+def test_instances_on_one_database_share_views_and_their_bound(make_server):
+    url = pg_support.new_database_url()
+    env = {"LISTDELTA_MAX_VIEWS": "2"}
+    a = make_server(["--database-url", url], env=env)
+    b = make_server(["--database-url", url], env=env)
+    base, first, second = uid("pgbase"), uid("pgview"), uid("pgview")
+    rev = put_ok(a, base, {"items": [item("a", {"n": 1}), item("b", {"n": 2})]})
+    definition = {"of": base, "where": [{"path": "/model/n", "op": "gt", "value": 1}]}
+    state = make_view(a, first, definition)
+    assert get_view(b, first).json() == state  # the other instance knows it at once
+    make_view(b, second, {"of": base, "sections": "none"})
+    # The bound counts the views of the whole database, whichever instance defined them.
+    assert_problem(put_view(a, uid("pgview"), {"of": base}), 409)
+    assert_problem(put_view(b, uid("pgview"), {"of": base}), 409)
+    # A view is a view on every instance: writes through either are refused, and either may detach it.
+    assert base in assert_problem(b.put(first, {"items": []}), 409)["detail"]
+    rev = put_ok(b, base, {"items": [item("a", {"n": 1}), item("b", {"n": 2}), item("c", {"n": 3})]})
+    for server in (a, b):
+        settle(server, first, rev)
+        assert ids(server.doc(first)) == ["b", "c"]
+    assert delete_view(b, first).status_code == 204
+    assert_problem(get_view(a, first), 404)
+    assert a.put(first, {"items": []}).status_code == 200
+    make_view(a, uid("pgview"), {"of": base})
