@@ -1343,6 +1343,28 @@ CRASH_DEFINITIONS = [
 ]
 
 
+def test_views_and_their_history_survive_a_restart(make_server, tmp_path):
+    data = tmp_path / "db"
+    data.mkdir()
+    server = make_server(data_dir=data)
+    base, view = uid("base"), uid("view")
+    put_ok(server, base, {"items": [item("a", {"n": 2}), item("b", {"n": 1})]})
+    definition = {"of": base, "sort": [{"path": "/model/n"}], "limit": 1, "sections": "none"}
+    state = make_view(server, view, definition)
+    rev = put_ok(server, base, {"items": [item("a", {"n": 2}), item("b", {"n": 3})]})
+    state = settle(server, view, rev)
+    document, history = server.doc(view), revisions(server, view)
+    assert server.stop() == 0
+    server.start()
+    assert get_view(server, view).json() == state
+    assert server.doc(view) == document and revisions(server, view) == history
+    assert_problem(server.put(view, {"items": []}), 409)
+    rev = put_ok(server, base, {"items": [item("c", {"n": 0})]})
+    settle(server, view, rev)
+    assert ids(server.doc(view)) == ["c"]
+    assert revisions(server, view)[0]["by"] == {"op": "view", "of": base, "revision": rev}
+
+
 def test_views_equal_their_query_after_a_kill_9_during_a_burst_of_base_writes(make_server, tmp_path):
     data = tmp_path / "db"
     data.mkdir()
