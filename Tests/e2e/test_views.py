@@ -1075,6 +1075,11 @@ BAD_DEFINITIONS = [
     ({"of": "BASE", "where": [{"path": "/foo", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "model", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "/section/x", "op": "eq", "value": 1}]}, "/where/0/path"),
+    ({"of": "BASE", "where": [{"path": "/id/x", "op": "eq", "value": 1}]}, "/where/0/path"),
+    ({"of": "BASE", "where": [{"path": "/type/0", "op": "eq", "value": 1}]}, "/where/0/path"),
+    ({"of": "BASE", "sort": [{"path": "/cell/x"}]}, "/sort/0/path"),
+    ({"of": "BASE", "where": [5]}, "/where/0"),
+    ({"of": "BASE", "sort": ["/id"]}, "/sort/0"),
     ({"of": "BASE", "where": [{"path": "", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": 5, "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "/id", "op": "like", "value": "a"}]}, "/where/0/op"),
@@ -1104,7 +1109,7 @@ BAD_DEFINITIONS = [
 ]
 
 
-@pytest.mark.parametrize("body, pointer", BAD_DEFINITIONS)
+@pytest.mark.parametrize("body, pointer", BAD_DEFINITIONS, ids=[json.dumps(b, separators=(",", ":"))[:70] for b, _ in BAD_DEFINITIONS])
 def test_bad_definitions_are_422_with_the_pointer_of_the_member(server, body, pointer):
     base, view = uid("base"), uid("bad")
     put_ok(server, base, {"items": [item("a")]})
