@@ -1071,6 +1071,7 @@ BAD_DEFINITIONS = [
     ({"of": None}, "/of"),
     ({}, "/of"),
     ({"of": "BASE", "colour": "red"}, "/colour"),
+    ({"of": "BASE", "basedOn": 1}, "/basedOn"),  # an answer sent back as it is
     ({"of": "BASE", "where": {}}, "/where"),
     ({"of": "BASE", "where": [{"path": "/foo", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "model", "op": "eq", "value": 1}]}, "/where/0/path"),
