@@ -1041,6 +1041,23 @@ def test_a_base_cannot_become_a_view_nor_a_view_a_base(server):
     assert put_view(server, base, {"of": other}).status_code == 201
 
 
+def test_no_chain_is_refused_once_the_view_or_its_base_role_is_gone(server):
+    base, other, view = uid("base"), uid("other"), uid("view")
+    put_ok(server, base, {"items": [item("a")]})
+    put_ok(server, other, {"items": [item("o")]})
+    make_view(server, view, {"of": base})
+    # A deleted base is still followed by its view: it cannot become a view.
+    assert server.delete(base).status_code == 204
+    problem = assert_problem(put_view(server, base, {"of": other}), 409)
+    assert view in problem["detail"] or base in problem["detail"], problem
+    # The view list deleted: its former base may become a view.
+    assert server.delete(view).status_code == 204
+    assert put_view(server, base, {"of": other}).status_code == 201
+    # A detached view may be the base of a view.
+    assert delete_view(server, base).status_code == 204
+    assert put_view(server, uid("view"), {"of": base}).status_code == 201
+
+
 def test_the_number_of_views_is_bounded_by_max_views(make_server):
     server = make_server(env={"LISTDELTA_MAX_VIEWS": "2"})
     base = uid("base")
