@@ -51,7 +51,8 @@ if swift build --product listdelta && swift build --product listdelta-follow; th
     section "End-to-end tests on the PostgreSQL store: LISTDELTA_E2E_STORE=postgres python3 -m pytest -q ..."
     if ! LISTDELTA_E2E_STORE=postgres python3 -m pytest -q Tests/e2e/test_documents.py Tests/e2e/test_diffs.py \
         Tests/e2e/test_errors.py Tests/e2e/test_events.py Tests/e2e/test_history.py Tests/e2e/test_many_lists.py \
-        Tests/e2e/test_polling.py Tests/e2e/test_access.py Tests/e2e/test_durability.py Tests/e2e/test_schemathesis.py Tests/e2e/test_views.py; then
+        Tests/e2e/test_polling.py Tests/e2e/test_access.py Tests/e2e/test_durability.py Tests/e2e/test_schemathesis.py \
+        Tests/e2e/test_views.py; then
         failures+=("pytest Tests/e2e on PostgreSQL")
     fi
 else
