@@ -23,7 +23,7 @@ import pytest
 import requests
 
 import pg_support
-from conftest import Server, assert_problem, held_diff_poll, hold_cursor, uid
+from conftest import assert_problem, held_diff_poll, uid
 from listdelta_apply import apply_batch_diff, apply_json_patch, canon_sections
 
 MAX_ITEMS = 250000  # the default maxItems: a view's default (and largest) limit
