@@ -990,10 +990,11 @@ def test_every_view_revision_is_the_query_over_the_base_revision_it_names(server
 
 def test_a_base_write_that_changes_only_cells_or_kind_makes_a_view_revision(server):
     base, view = uid("base"), uid("view")
-    rev = put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell"}, "items": [{"id": "a", "type": "A", "cell": "X"}]})
+    items = [{"id": "a", "type": "A", "cell": "X"}]
+    put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell"}, "items": items})
     make_view(server, view, {"of": base})
     assert server.doc(view)["cells"] == {"A": "ACell"} and server.doc(view)["kind"] == "array"
-    rev = put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell", "B": "BCell"}, "items": [{"id": "a", "type": "A", "cell": "X"}]})
+    rev = put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell", "B": "BCell"}, "items": items})
     settle(server, view, rev)
     doc = server.doc(view)
     assert doc["revision"] == 2 and doc["cells"] == {"A": "ACell", "B": "BCell"}
