@@ -23,7 +23,7 @@ import pytest
 import requests
 
 import pg_support
-from conftest import Server, assert_problem, held_diff_poll, hold_cursor, uid
+from conftest import assert_problem, held_diff_poll, uid
 from listdelta_apply import apply_batch_diff, apply_json_patch, canon_sections
 
 MAX_ITEMS = 250000  # the default maxItems: a view's default (and largest) limit
@@ -198,11 +198,12 @@ def expected_view(view_id, base, definition, max_sections=10000):
         groups = {}
         for r in rows:
             text = section_text(resolve(r[2], r[1], mode["by"]))
-            if text not in groups:
+            key = truncated_id(text)  # texts that agree on their first 256 bytes share a section (ids are unique)
+            if key not in groups:
                 if len(groups) >= max_sections:
                     continue
-                groups[text] = {"id": truncated_id(text), "title": text, "indexTitle": None, "items": []}
-            groups[text]["items"].append(copy.deepcopy(r[2]))
+                groups[key] = {"id": key, "title": text, "indexTitle": None, "items": []}
+            groups[key]["items"].append(copy.deepcopy(r[2]))
         sections = list(groups.values())
     if base is not None and "cells" in base:
         out["cells"] = base["cells"]
@@ -216,11 +217,21 @@ def assert_view_is_the_query(server, view_id, definition, base_id, max_sections=
     base = r.json() if r.status_code == 200 else None
     actual = server.doc(view_id)
     assert actual["revision"] >= 1
+    revision = actual["revision"]
     actual = {k: v for k, v in actual.items() if k != "revision"}
     expected = expected_view(view_id, base, definition, max_sections)
     if "kind" not in expected:
         actual.pop("kind", None)
-    assert actual == expected, (definition, json.dumps(actual)[:3000], json.dumps(expected)[:3000])
+    if actual != expected:
+        state = get_view(server, view_id).json()
+        latest = revisions(server, view_id)[:3]
+        time.sleep(1)
+        later = server.doc(view_id)
+        raise AssertionError(f"view {view_id} (GET: revision {revision}; 1 s later: revision {later['revision']}, "
+                             f"{'now the query' if {k: v for k, v in later.items() if k != 'revision'} == expected else 'still not the query'}) "
+                             f"is not the query over {base_id} at revision {(base or {}).get('revision')}: "
+                             f"GET view {state}, its newest revisions {latest}, definition {definition}, "
+                             f"view {json.dumps(actual)[:2000]}, expected {json.dumps(expected)[:2000]}")
 
 
 # ---------------------------------------------------------------------------
@@ -358,6 +369,48 @@ def test_an_existing_list_becomes_a_view_with_one_more_revision(server):
     assert doc["revision"] == 3 and ids(doc) == ["y"]
     assert [h["by"]["op"] for h in revisions(server, view)] == ["view", "put", "put"]
     assert revisions(server, view)[0]["by"] == {"op": "view", "of": base, "revision": rev}
+
+
+def test_changing_the_base_recomputes_the_view_from_the_new_base_only(server):
+    first, second, view = uid("base"), uid("base"), uid("view")
+    put_ok(server, first, {"items": [item("a", {"n": 1})]})
+    put_ok(server, second, {"items": [item("x", {"n": 5})]})
+    second_rev = put_ok(server, second, {"items": [item("x", {"n": 5}), item("y", {"n": 6})]})
+    make_view(server, view, {"of": first, "sections": "none"})
+    state = make_view(server, view, {"of": second, "sections": "none"}, status=200)
+    assert state["of"] == second and state["basedOn"] == second_rev
+    assert ids(server.doc(view)) == ["x", "y"]
+    assert revisions(server, view)[0]["by"] == {"op": "view", "of": second, "revision": second_rev}
+    # The old base no longer moves it; the new one does.
+    put_ok(server, first, {"items": [item("a", {"n": 1}), item("b", {"n": 2})]})
+    rev = put_ok(server, second, {"items": [item("y", {"n": 6})]})
+    settle(server, view, rev)
+    assert ids(server.doc(view)) == ["y"]
+    assert get_view(server, view).json()["of"] == second
+
+
+def test_the_limit_is_bounded_by_max_items(make_server):
+    server = make_server(env={"LISTDELTA_MAX_ITEMS": "100"})
+    base, view = uid("base"), uid("view")
+    put_ok(server, base, {"items": [item(f"i{n}") for n in range(100)]})
+    assert make_view(server, view, {"of": base})["limit"] == 100
+    assert make_view(server, view, {"of": base, "limit": 100}, status=200)["limit"] == 100
+    problem = assert_problem(put_view(server, view, {"of": base, "limit": 101}), 422)
+    assert problem["pointer"] == "/limit"
+    assert len(ids(server.doc(view))) == 100
+
+
+def test_view_writes_need_a_write_token_when_tokens_are_configured(make_server):
+    server = make_server(["--write-token", "secret"])
+    base, view = uid("base"), uid("view")
+    assert server.put(base, {"items": [item("a")]}, headers={"Authorization": "Bearer secret"}).status_code == 201
+    assert_problem(put_view(server, view, {"of": base}), 401)
+    assert_problem(put_view(server, view, {"of": base}, token="wrong"), 403)
+    assert put_view(server, view, {"of": base}, token="secret").status_code == 201
+    assert get_view(server, view).status_code == 200  # reads stay public
+    assert_problem(delete_view(server, view), 401)
+    assert_problem(delete_view(server, view, token="wrong"), 403)
+    assert delete_view(server, view, token="secret").status_code == 204
 
 
 def test_get_and_delete_of_a_list_that_is_no_view_are_404(server):
@@ -663,6 +716,14 @@ def test_by_cuts_long_ids_at_a_character_boundary(server):
     assert [s["id"] for s in sections] == ["\u00e9" * 128, "x" * 255]
     assert [len(s["id"].encode()) for s in sections] == [256, 255]
     assert [s["title"] for s in sections] == [long_text, "x" * 255 + "\u00e9"]
+    # Texts that agree on their first 256 bytes share one section (ids are unique), titled with the first text.
+    shared = "y" * 256
+    definition = {"of": base, "sections": {"by": "/model/cat"}}
+    put_ok(server, base, {"items": [item("a", {"cat": shared + "A"}), item("b", {"cat": shared + "B"}), item("c", {"cat": shared})]})
+    settle(server, view, base_revision(server, base))
+    assert [(s["id"], s["title"], [i["id"] for i in s["items"]]) for s in server.doc(view)["sections"]] == [
+        (shared, shared + "A", ["a", "b", "c"])]
+    assert_view_is_the_query(server, view, definition, base)
 
 
 def test_by_makes_at_most_max_sections_groups(make_server):
@@ -723,6 +784,23 @@ def test_a_base_revision_that_does_not_change_the_view_makes_no_view_revision_bu
     assert revisions(server, view)[0]["by"] == {"op": "view", "of": base, "revision": rev}
 
 
+def test_when_based_on_names_a_base_revision_the_document_is_the_one_computed_from_it(server):
+    """`basedOn` is the base revision the view's *current* revision was computed from: once GET .../view names R, the
+    document served is that revision (the newest of the history, `by` naming R), never the one before."""
+    base, view = uid("base"), uid("view")
+    put_ok(server, base, {"items": [item("a", {"cat": "x"})]})
+    make_view(server, view, {"of": base, "where": [{"path": "/model/cat", "op": "eq", "value": "x"}], "sections": {"by": "/model/cat"}})
+    stale = []
+    for n in range(150):
+        rev = put_ok(server, base, {"items": [item("a", {"cat": "x" if n % 2 else "y"})]})
+        settle(server, view, rev)
+        doc = server.doc(view)
+        newest = revisions(server, view)[0]
+        if (doc["revision"], newest["by"]["revision"]) != (newest["revision"], rev):
+            stale.append({"base": rev, "document": doc["revision"], "newest": newest["revision"], "by": newest["by"]})
+    assert stale == []
+
+
 def test_a_view_follows_its_base_within_a_second_of_the_write(server):
     base, view = uid("base"), uid("view")
     put_ok(server, base, {"items": [item(f"i{n}", {"n": n}) for n in range(50)]})
@@ -741,6 +819,41 @@ def test_a_view_follows_its_base_within_a_second_of_the_write(server):
         lags.append(time.monotonic() - acknowledged)
         assert_view_is_the_query(server, view, definition, base)
         time.sleep(0.2)
+    assert max(lags) < 1.0, lags
+
+
+def test_views_of_a_5000_item_base_follow_within_a_second(server):
+    """The 1 s bound with a base of some size: four views (the 20 newest unread, all items by category, all items
+    re-sorted, a few) follow single-item patches and a PUT that reverses every section."""
+    base = uid("large")
+    items = [item(f"i{n}", {"n": n, "cat": f"c{n % 37}", "read": n % 3 == 0}) for n in range(5000)]
+    sections = [{"id": f"s{k}", "title": f"S{k}", "indexTitle": None, "items": items[k::10]} for k in range(10)]
+    put_ok(server, base, {"kind": "sections", "sections": sections})
+    definitions = {
+        uid("large-view"): {"of": base, "where": [{"path": "/model/read", "op": "eq", "value": False}],
+                            "sort": [{"path": "/model/n", "order": "desc"}], "limit": 20, "sections": "none"},
+        uid("large-view"): {"of": base, "sections": {"by": "/model/cat"}},
+        uid("large-view"): {"of": base, "sort": [{"path": "/model/cat"}, {"path": "/id", "order": "desc"}]},
+        uid("large-view"): {"of": base, "where": [{"path": "/model/n", "op": "lt", "value": 100}]},
+    }
+    for view, definition in definitions.items():
+        make_view(server, view, definition)
+    lags = []
+
+    def measure(response):
+        assert response.status_code == 200, response.text
+        acknowledged, rev = time.monotonic(), response.json()["revision"]
+        for view in definitions:
+            while get_view(server, view).json()["basedOn"] != rev:
+                assert time.monotonic() - acknowledged < SETTLE_SECONDS
+                time.sleep(0.005)
+        lags.append(round(time.monotonic() - acknowledged, 3))
+
+    for k, n in enumerate((17, 2500, 4999, 3)):
+        measure(server.patch(base, [{"op": "replace", "path": f"/sections/{n % 10}/items/{n // 10}/model/n", "value": 10000 + k}]))
+    measure(server.put(base, {"kind": "sections", "sections": [dict(s, items=list(reversed(s["items"]))) for s in sections]}))
+    for view, definition in definitions.items():
+        assert_view_is_the_query(server, view, definition, base)
     assert max(lags) < 1.0, lags
 
 
@@ -848,6 +961,52 @@ def test_the_diffs_between_view_revisions_replay(server):
             assert apply_json_patch(start, patch) == docs[b], (a, b)
 
 
+def test_every_view_revision_is_the_query_over_the_base_revision_it_names(server):
+    """A burst of quick base writes (which a view may fold): every view revision, read back, is the query over the
+    base revision its `by` names, and those base revisions only grow."""
+    rng = random.Random(11)
+    base = uid("burst")
+    put_ok(server, base, random_base(rng))
+    definitions = {uid("bview"): {"of": base, "sort": [{"path": "/model/rank", "order": "desc"}], "limit": 6, "sections": "none"},
+                   uid("bview"): {"of": base, "where": [{"path": "/model/read", "op": "eq", "value": True}]},
+                   uid("bview"): {"of": base, "sections": {"by": "/model/cat"}}}
+    for view, definition in definitions.items():
+        make_view(server, view, definition)
+    doc = server.doc(base)
+    for _ in range(25):
+        doc = mutate(rng, doc)
+        rev = put_ok(server, base, doc)
+    for view, definition in definitions.items():
+        settle(server, view, rev)
+        history = list(reversed(revisions(server, view)))
+        named = [h["by"]["revision"] for h in history]
+        assert named == sorted(set(named)), named
+        assert len(history) <= 26
+        for h in history:
+            base_doc = server.doc(base, h["by"]["revision"])
+            view_doc = {k: v for k, v in server.doc(view, h["revision"]).items() if k != "revision"}
+            assert view_doc == expected_view(view, base_doc, definition), (view, h)
+
+
+def test_a_base_write_that_changes_only_cells_or_kind_makes_a_view_revision(server):
+    base, view = uid("base"), uid("view")
+    items = [{"id": "a", "type": "A", "cell": "X"}]
+    put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell"}, "items": items})
+    make_view(server, view, {"of": base})
+    assert server.doc(view)["cells"] == {"A": "ACell"} and server.doc(view)["kind"] == "array"
+    rev = put_ok(server, base, {"kind": "array", "title": "T", "cells": {"A": "ACell", "B": "BCell"}, "items": items})
+    settle(server, view, rev)
+    doc = server.doc(view)
+    assert doc["revision"] == 2 and doc["cells"] == {"A": "ACell", "B": "BCell"}
+    assert_view_is_the_query(server, view, {"of": base}, base)
+    rev = put_ok(server, base, {"kind": "sections", "cells": {"A": "ACell", "B": "BCell"}, "sections": [
+        {"id": "main", "title": "T", "indexTitle": "T", "items": [{"id": "a", "type": "A", "cell": "X"}]}]})
+    settle(server, view, rev)
+    doc = server.doc(view)
+    assert doc["revision"] == 3 and doc["kind"] == "sections"
+    assert_view_is_the_query(server, view, {"of": base}, base)
+
+
 def test_the_history_of_a_view(server):
     base, view = uid("base"), uid("view")
     r1 = put_ok(server, base, {"items": [item("a", {"n": 1})]})
@@ -918,6 +1077,23 @@ def test_a_base_cannot_become_a_view_nor_a_view_a_base(server):
     assert put_view(server, base, {"of": other}).status_code == 201
 
 
+def test_no_chain_is_refused_once_the_view_or_its_base_role_is_gone(server):
+    base, other, view = uid("base"), uid("other"), uid("view")
+    put_ok(server, base, {"items": [item("a")]})
+    put_ok(server, other, {"items": [item("o")]})
+    make_view(server, view, {"of": base})
+    # A deleted base is still followed by its view: it cannot become a view.
+    assert server.delete(base).status_code == 204
+    problem = assert_problem(put_view(server, base, {"of": other}), 409)
+    assert view in problem["detail"] or base in problem["detail"], problem
+    # The view list deleted: its former base may become a view.
+    assert server.delete(view).status_code == 204
+    assert put_view(server, base, {"of": other}).status_code == 201
+    # A detached view may be the base of a view.
+    assert delete_view(server, base).status_code == 204
+    assert put_view(server, uid("view"), {"of": base}).status_code == 201
+
+
 def test_the_number_of_views_is_bounded_by_max_views(make_server):
     server = make_server(env={"LISTDELTA_MAX_VIEWS": "2"})
     base = uid("base")
@@ -948,10 +1124,16 @@ BAD_DEFINITIONS = [
     ({"of": None}, "/of"),
     ({}, "/of"),
     ({"of": "BASE", "colour": "red"}, "/colour"),
+    ({"of": "BASE", "basedOn": 1}, "/basedOn"),  # an answer sent back as it is
     ({"of": "BASE", "where": {}}, "/where"),
     ({"of": "BASE", "where": [{"path": "/foo", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "model", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "/section/x", "op": "eq", "value": 1}]}, "/where/0/path"),
+    ({"of": "BASE", "where": [{"path": "/id/x", "op": "eq", "value": 1}]}, "/where/0/path"),
+    ({"of": "BASE", "where": [{"path": "/type/0", "op": "eq", "value": 1}]}, "/where/0/path"),
+    ({"of": "BASE", "sort": [{"path": "/cell/x"}]}, "/sort/0/path"),
+    ({"of": "BASE", "where": [5]}, "/where/0"),
+    ({"of": "BASE", "sort": ["/id"]}, "/sort/0"),
     ({"of": "BASE", "where": [{"path": "", "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": 5, "op": "eq", "value": 1}]}, "/where/0/path"),
     ({"of": "BASE", "where": [{"path": "/id", "op": "like", "value": "a"}]}, "/where/0/op"),
@@ -981,7 +1163,7 @@ BAD_DEFINITIONS = [
 ]
 
 
-@pytest.mark.parametrize("body, pointer", BAD_DEFINITIONS)
+@pytest.mark.parametrize("body, pointer", BAD_DEFINITIONS, ids=[json.dumps(b, separators=(",", ":"))[:70] for b, _ in BAD_DEFINITIONS])
 def test_bad_definitions_are_422_with_the_pointer_of_the_member(server, body, pointer):
     base, view = uid("base"), uid("bad")
     put_ok(server, base, {"items": [item("a")]})
@@ -1220,6 +1402,28 @@ CRASH_DEFINITIONS = [
 ]
 
 
+def test_views_and_their_history_survive_a_restart(make_server, tmp_path):
+    data = tmp_path / "db"
+    data.mkdir()
+    server = make_server(data_dir=data)
+    base, view = uid("base"), uid("view")
+    put_ok(server, base, {"items": [item("a", {"n": 2}), item("b", {"n": 1})]})
+    definition = {"of": base, "sort": [{"path": "/model/n"}], "limit": 1, "sections": "none"}
+    state = make_view(server, view, definition)
+    rev = put_ok(server, base, {"items": [item("a", {"n": 2}), item("b", {"n": 3})]})
+    state = settle(server, view, rev)
+    document, history = server.doc(view), revisions(server, view)
+    assert server.stop() == 0
+    server.start()
+    assert get_view(server, view).json() == state
+    assert server.doc(view) == document and revisions(server, view) == history
+    assert_problem(server.put(view, {"items": []}), 409)
+    rev = put_ok(server, base, {"items": [item("c", {"n": 0})]})
+    settle(server, view, rev)
+    assert ids(server.doc(view)) == ["c"]
+    assert revisions(server, view)[0]["by"] == {"op": "view", "of": base, "revision": rev}
+
+
 def test_views_equal_their_query_after_a_kill_9_during_a_burst_of_base_writes(make_server, tmp_path):
     data = tmp_path / "db"
     data.mkdir()
@@ -1401,3 +1605,30 @@ def test_the_page_shows_a_view_its_base_and_definition(make_server):
         raise
     finally:
         driver.quit()
+
+
+@pytest.mark.skipif(pg_support.cluster_dir() is None, reason="no PostgreSQL cluster (scripts/test.sh starts one)")
+def test_instances_on_one_database_share_views_and_their_bound(make_server):
+    url = pg_support.new_database_url()
+    env = {"LISTDELTA_MAX_VIEWS": "2"}
+    a = make_server(["--database-url", url], env=env)
+    b = make_server(["--database-url", url], env=env)
+    base, first, second = uid("pgbase"), uid("pgview"), uid("pgview")
+    rev = put_ok(a, base, {"items": [item("a", {"n": 1}), item("b", {"n": 2})]})
+    definition = {"of": base, "where": [{"path": "/model/n", "op": "gt", "value": 1}]}
+    state = make_view(a, first, definition)
+    assert get_view(b, first).json() == state  # the other instance knows it at once
+    make_view(b, second, {"of": base, "sections": "none"})
+    # The bound counts the views of the whole database, whichever instance defined them.
+    assert_problem(put_view(a, uid("pgview"), {"of": base}), 409)
+    assert_problem(put_view(b, uid("pgview"), {"of": base}), 409)
+    # A view is a view on every instance: writes through either are refused, and either may detach it.
+    assert base in assert_problem(b.put(first, {"items": []}), 409)["detail"]
+    rev = put_ok(b, base, {"items": [item("a", {"n": 1}), item("b", {"n": 2}), item("c", {"n": 3})]})
+    for server in (a, b):
+        settle(server, first, rev)
+        assert ids(server.doc(first)) == ["b", "c"]
+    assert delete_view(b, first).status_code == 204
+    assert_problem(get_view(a, first), 404)
+    assert a.put(first, {"items": []}).status_code == 200
+    make_view(a, uid("pgview"), {"of": base})
