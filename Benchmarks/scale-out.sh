@@ -43,12 +43,14 @@ trap cleanup EXIT
 bash scripts/postgres-cluster.sh start "$work/pg" >/dev/null
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# start NAME [ARGS...]: a server in the background, once /healthz answers; sets $port and $pid.
+# start NAME [ARGS...]: a server in the background, once /healthz answers; sets $port and $pid. Its poll cursors'
+# intervals last an hour: the wake rounds hold their polls (wait=60, no cursor) until a write, and with the default
+# 20 s a poll without a cursor is answered at its interval's end, before the write when opening 1,000 takes long.
 start() {
     local name=$1
     shift
     port=$(free_port)
-    LISTDELTA_LOG_LEVEL=warning "$BIN" serve --host 127.0.0.1 --port "$port" --data "$work/$name" "$@" >"$work/$name.log" 2>&1 &
+    LISTDELTA_CURSOR_SECONDS=3600 LISTDELTA_LOG_LEVEL=warning "$BIN" serve --host 127.0.0.1 --port "$port" --data "$work/$name" "$@" >"$work/$name.log" 2>&1 &
     pid=$!
     pids+=("$pid")
     for _ in $(seq 1 300); do
