@@ -122,9 +122,23 @@ import Testing
     }
 
     @Test func aValidPathMayGoDeepIntoAnyItemMember() throws {
-        for path in ["/id", "/type", "/cell", "/model", "/model/a/0/b", "/id/x", "/section", "/model/", "/model/~0~1"] {
+        for path in ["/id", "/type", "/cell", "/model", "/model/a/0/b", "/section", "/model/", "/model/~0~1"] {
             #expect(try pointer(#"{"of": "b", "where": [{"path": "\#(path)", "op": "exists", "value": true}]}"#) == nil, "\(path)")
         }
+    }
+
+    /// Only the model has members: a path below a string would match nothing, ever.
+    @Test func aPathBelowAStringMemberIsRefused() throws {
+        for path in ["/id/x", "/type/0", "/cell/x", "/section/x"] {
+            #expect(try pointer(#"{"of": "b", "where": [{"path": "\#(path)", "op": "exists", "value": true}]}"#) == "/where/0/path", "\(path)")
+            #expect(try pointer(#"{"of": "b", "sort": [{"path": "\#(path)"}]}"#) == "/sort/0/path", "\(path)")
+        }
+    }
+
+    /// What GET .../view answers can be sent back: its read-only `basedOn` is ignored.
+    @Test func aServedDefinitionReadsBackWithItsBasedOn() throws {
+        #expect(try pointer(#"{"of": "b", "basedOn": 7}"#) == nil)
+        #expect(try definition(#"{"of": "b", "basedOn": 7}"#) == definition(#"{"of": "b"}"#))
     }
 
     @Test func kindFollowsTheSectionsMode() throws {

@@ -95,7 +95,6 @@ import Testing
         let all = ["a", "b", "c", "d", "e", "f", "g", "h"]
         #expect(try matching(#"{"path": "/model/nope", "op": "ne", "value": null}"#, in: values) == all)
         #expect(try matching(#"{"path": "/model/nope", "op": "exists", "value": false}"#, in: values) == all)
-        #expect(try matching(#"{"path": "/id/0", "op": "exists", "value": false}"#, in: values) == all)
     }
 
     @Test func conditionsAllHold() throws {

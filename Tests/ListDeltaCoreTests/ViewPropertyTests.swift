@@ -228,7 +228,7 @@ import Testing
         // MARK: Random definitions
 
         static let paths = ["/id", "/type", "/cell", "/model", "/model/n", "/model/s", "/model/b", "/model/a", "/model/a/0",
-                            "/model/a/1", "/model/o", "/model/o/x", "/model/k", "/model/missing", "/section", "/id/0"]
+                            "/model/a/1", "/model/o", "/model/o/x", "/model/k", "/model/missing", "/section"]
 
         mutating func path() -> JSONPointer { try! JSONPointer(parsing: pick(Self.paths)) }
 

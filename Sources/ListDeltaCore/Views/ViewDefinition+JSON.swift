@@ -2,9 +2,14 @@ extension ViewDefinition {
     /// The members a definition body may have.
     static let members: Set<String> = ["of", "where", "sort", "limit", "sections"]
 
+    /// Members a served definition has that a body may carry back and that are ignored: `basedOn` is read-only, so
+    /// that what `GET .../view` answers can be edited and sent back (as a document's `revision` is).
+    static let readOnlyMembers: Set<String> = ["basedOn"]
+
     /// Reads and validates a `PUT .../view` body: `{"of", "where"?, "sort"?, "limit"?, "sections"?}`.
     ///
-    /// Checks, in this order: the body is an object; it has no unknown member (the first one is named); `of`,
+    /// Checks, in this order: the body is an object; it has no unknown member (the first one is named; the
+    /// read-only `basedOn` is ignored); `of`,
     /// `where`, `sort`, `limit`, `sections`. Absent optional members take their defaults; a member present as
     /// `null` is an error. Whether `of` names a view is left to the caller.
     /// - Parameters:
@@ -17,7 +22,7 @@ extension ViewDefinition {
         guard case .object(let body) = json else {
             throw ViewDefinitionError("a view definition must be a JSON object", at: root)
         }
-        if let unknown = body.keys.first(where: { !Self.members.contains($0) }) {
+        if let unknown = body.keys.first(where: { !Self.members.contains($0) && !Self.readOnlyMembers.contains($0) }) {
             throw ViewDefinitionError("unknown member \"\(unknown)\" (a view has of, where, sort, limit, sections)", at: root.appending(unknown))
         }
         guard case .string(let base)? = body["of"], ListDocument.isValidID(base) else {

@@ -1,19 +1,21 @@
-/// How views read a JSON Pointer into an item: `/section` (the id of the base section holding the item), or
-/// `/id`, `/type`, `/cell`, `/model` optionally followed by more tokens, resolved into the item as
+/// How views read a JSON Pointer into an item: `/section` (the id of the base section holding the item), `/id`,
+/// `/type`, `/cell`, or `/model` optionally followed by more tokens, resolved into the item as
 /// `ListItem.jsonValue` serves it (so an absent `type` is missing, an absent `cell` is `null`).
 enum ViewPath {
     /// The members of an item a path may start with.
     static let itemMembers: Set<String> = ["id", "type", "cell", "model"]
 
     /// The rule, in words, for error messages.
-    static let rule = "a path is \"/section\", or a JSON Pointer starting with /id, /type, /cell or /model"
+    static let rule = "a path is \"/section\", \"/id\", \"/type\", \"/cell\", or a JSON Pointer starting with /model"
 
     /// Parses and checks a path's text; `nil` when it is not a valid view path.
     /// - Complexity: O(*n*) in the length of `text`.
     static func parse(_ text: String) -> JSONPointer? {
         guard let pointer = try? JSONPointer(parsing: text), let first = pointer.tokens.first else { return nil }
-        if first == "section" { return pointer.tokens.count == 1 ? pointer : nil }
-        return itemMembers.contains(first) ? pointer : nil
+        // Only the model has members: a path below a string (the section's id, the item's id, type or cell) would
+        // match nothing, ever.
+        if first != "model" { return itemMembers.contains(first) || first == "section" ? (pointer.tokens.count == 1 ? pointer : nil) : nil }
+        return pointer
     }
 
     /// The value at `path` for `item` held by the base section `section`, or `nil` when the path is not there.
