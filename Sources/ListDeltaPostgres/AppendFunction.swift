@@ -43,15 +43,28 @@ enum AppendFunction {
         "delta_bytes_since_checkpoint bigint", "checkpoint_bytes bigint",
     ]
 
+    /// The function's parameters, in order, with their types.
+    private static var parameters: [(name: String, type: String)] {
+        let head: [(name: String, type: String)] = [
+            ("p_id", "text"), ("p_expected_revision", "bigint"), ("p_expected_deleted", "boolean"), ("p_revision", "bigint"),
+            ("p_oldest", "bigint"), ("p_first", "bigint"), ("p_checkpoint", "bigint"), ("p_kind", "text"), ("p_section_count", "bigint"),
+            ("p_item_count", "bigint"), ("p_delta_bytes", "bigint"), ("p_checkpoint_bytes", "bigint"), ("p_committed_at", "bigint"),
+            ("p_origin", "text"), ("p_origin_revision", "bigint"), ("p_summary_sections", "bigint"), ("p_summary_items", "bigint"),
+        ]
+        let blobs: [(name: String, type: String)] = [("p_delta", "bytea"), ("p_snapshot", "bytea"), ("p_undo", "bytea"), ("p_announcement", "text")]
+        return head + RevisionSummary.changeColumns.map { ("p_\($0)", "bigint") } + blobs
+    }
+
+    /// The parameters declared, for a function that takes the same ones (the view append).
+    static var parameterDeclarations: String { parameters.map { "\($0.name) \($0.type)" }.joined(separator: ", ") }
+
+    /// The parameters' names in order, for a function that passes them on to this one.
+    static var parameterNames: String { parameters.map(\.name).joined(separator: ", ") }
+
     private static var definition: String {
         let changes = RevisionSummary.changeColumns
         return """
-            CREATE FUNCTION \(name)(
-                p_id text, p_expected_revision bigint, p_expected_deleted boolean,
-                p_revision bigint, p_oldest bigint, p_first bigint, p_checkpoint bigint, p_kind text,
-                p_section_count bigint, p_item_count bigint, p_delta_bytes bigint, p_checkpoint_bytes bigint,
-                p_committed_at bigint, p_origin text, p_origin_revision bigint, p_summary_sections bigint, p_summary_items bigint,
-                \(changes.map { "p_\($0) bigint" }.joined(separator: ", ")), p_delta bytea, p_snapshot bytea, p_undo bytea, p_announcement text)
+            CREATE FUNCTION \(name)(\(parameterDeclarations))
             RETURNS TABLE (applied boolean, \(returnedColumns.map { "head_\($0)" }.joined(separator: ", ")))
             LANGUAGE plpgsql AS $body$
             DECLARE

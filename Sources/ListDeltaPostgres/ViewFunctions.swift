@@ -57,16 +57,10 @@ enum ViewFunctions {
     /// columns, all NULL when the list has no row, or `superseded` with the view's `view_generation` and
     /// `view_base_step`, NULL when it is not a view).
     private static var appendDefinition: String {
-        let changes = RevisionSummary.changeColumns
         let nullHead = AppendFunction.returnedColumns.map { "NULL::\($0.split(separator: " ")[1])" }.joined(separator: ", ")
         return """
             CREATE FUNCTION \(appendName)(
-                p_view_generation bigint, p_view_step bigint,
-                p_id text, p_expected_revision bigint, p_expected_deleted boolean,
-                p_revision bigint, p_oldest bigint, p_first bigint, p_checkpoint bigint, p_kind text,
-                p_section_count bigint, p_item_count bigint, p_delta_bytes bigint, p_checkpoint_bytes bigint,
-                p_committed_at bigint, p_origin text, p_origin_revision bigint, p_summary_sections bigint, p_summary_items bigint,
-                \(changes.map { "p_\($0) bigint" }.joined(separator: ", ")), p_delta bytea, p_snapshot bytea, p_undo bytea, p_announcement text)
+                p_view_generation bigint, p_view_step bigint, \(AppendFunction.parameterDeclarations))
             RETURNS TABLE (status text, view_generation bigint, view_base_step bigint, \
             \(AppendFunction.returnedColumns.map { "head_\($0)" }.joined(separator: ", ")))
             LANGUAGE plpgsql AS $body$
@@ -91,10 +85,7 @@ enum ViewFunctions {
                     RETURN QUERY SELECT 'superseded'::text, current_view.generation, current_view.base_step, \(nullHead);
                     RETURN;
                 END IF;
-                SELECT * INTO appended FROM \(AppendFunction.name)(p_id, p_expected_revision, p_expected_deleted,
-                    p_revision, p_oldest, p_first, p_checkpoint, p_kind, p_section_count, p_item_count, p_delta_bytes,
-                    p_checkpoint_bytes, p_committed_at, p_origin, p_origin_revision, p_summary_sections, p_summary_items,
-                    \(changes.map { "p_\($0)" }.joined(separator: ", ")), p_delta, p_snapshot, p_undo, p_announcement);
+                SELECT * INTO appended FROM \(AppendFunction.name)(\(AppendFunction.parameterNames));
                 IF NOT appended.applied THEN
                     RETURN QUERY SELECT 'head_moved'::text, NULL::bigint, NULL::bigint, appended.head_id, appended.head_revision,
                         appended.head_is_deleted, appended.head_oldest_revision, appended.head_first_revision,

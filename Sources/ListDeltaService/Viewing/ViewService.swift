@@ -96,9 +96,7 @@ final class ViewService: Sendable {
         let document: ListDocument?
         do throws(EngineError) {
             head = try repository.head(view.base)
-            document = try head.flatMap { (head) throws(EngineError) in
-                head.isDeleted ? nil : try repository.document(view.base, revision: head.revision, head: head)
-            }
+            document = try ViewUpdater.document(of: view.base, at: head, hint: nil, repository: repository)
         } catch {
             throw ServiceError(error)
         }

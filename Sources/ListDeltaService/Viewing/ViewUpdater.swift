@@ -41,7 +41,6 @@ struct ViewUpdater: Sendable {
         let repository = context.repository
         let started = ContinuousClock.now
         let head = try repository.head(base)
-        let live = head.flatMap { $0.isDeleted ? nil : $0 }
         let step = ViewStep.baseStep(of: head)
         let current: ViewBase
         /// How the base changed since the indexes last read it; `nil` when it did not.
@@ -50,11 +49,7 @@ struct ViewUpdater: Sendable {
         if let lastBase, !baseMoved {
             current = lastBase
         } else {
-            // The write's own document when it is the current one (no cache lookup that may rebuild it).
-            let document = try live.map { (live) throws(EngineError) in
-                if let hint, hint.document.revision == live.revision { return hint.document }
-                return try repository.document(base, revision: live.revision, head: live)
-            }
+            let document = try Self.document(of: base, at: head, hint: hint, repository: repository)
             current = ViewBase(document)
             if let lastBase {
                 if let hint, let document, let previous = lastBase.document, hint.document.revision == document.revision,
@@ -125,6 +120,14 @@ struct ViewUpdater: Sendable {
             "read": "\(read - started)", "indexes": "\(indexed - read)", "advances": "\(advanced - indexed)", "writes": "\(finished - advanced)",
         ])
         Timer(label: "listdelta_view_update_seconds").record(duration: finished - started)
+    }
+
+    /// The base's document at `head` (`nil` when the base is absent or deleted): the write's own when `hint` made
+    /// that revision (no cache lookup that may rebuild it), else the repository's.
+    static func document(of base: String, at head: ListHead?, hint: WriteOutcome?, repository: ListRepository) throws(EngineError) -> ListDocument? {
+        guard let live = head, !live.isDeleted else { return nil }
+        if let hint, hint.document.id == base, hint.document.revision == live.revision { return hint.document }
+        return try repository.document(base, revision: live.revision, head: live)
     }
 
     /// Makes the view's list hold `index`'s document, recorded as computed at `step`: a revision when its content
