@@ -75,12 +75,7 @@ public struct ViewIndex: Sendable {
 
         let oldPositions = old.positions
         for id in changed {
-            guard let position = oldPositions[id] else { continue }
-            let section = oldDocument.sections[position.section]
-            let item = section.items[position.item]
-            guard definition.matches(item, section: section.id) else { continue }
-            let keys = definition.sortValues(of: item, section: section.id)
-            let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: oldPositions) }
+            guard let (place, _, _, _) = placeOfMatch(id, in: oldDocument, positions: oldPositions) else { continue }
             guard matches.match(at: place)?.item.id == id else {
                 // The diff does not fit what the index holds (not ListDiff(from: its base, to: new)): start over. Some
                 // matches are already gone, so the document before cannot be compared: say it changed.
@@ -92,20 +87,29 @@ public struct ViewIndex: Sendable {
         }
         let newPositions = new.positions
         for id in changed {
-            guard let position = newPositions[id] else { continue }
-            let section = newDocument.sections[position.section]
-            let item = section.items[position.item]
-            guard definition.matches(item, section: section.id) else { continue }
-            let keys = definition.sortValues(of: item, section: section.id)
-            let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: newPositions) }
+            guard let (place, item, section, keys) = placeOfMatch(id, in: newDocument, positions: newPositions) else { continue }
             if place.rank < definition.limit { changes = true }
-            matches.insert(definition.match(item, section: section.id, keys: keys), at: place)
+            matches.insert(definition.match(item, section: section, keys: keys), at: place)
         }
         base = new
         return changes
     }
 
     // MARK: - Helpers
+
+    /// Where item `id` of `document` (at `positions`, that document's map) sorts among the matches, with the item,
+    /// its section's id and its sort values; `nil` when it is not in the document or does not match the filter.
+    private func placeOfMatch(
+        _ id: String, in document: ListDocument, positions: [String: ViewBase.Position]
+    ) -> (place: ViewMatchList.Place, item: ListItem, section: String, keys: [ViewSortValue])? {
+        guard let position = positions[id] else { return nil }
+        let section = document.sections[position.section]
+        let item = section.items[position.item]
+        guard definition.matches(item, section: section.id) else { return nil }
+        let keys = definition.sortValues(of: item, section: section.id)
+        let place = matches.place { isBefore($0, keys: keys, ordinal: position.ordinal, positions: positions) }
+        return (place, item, section.id, keys)
+    }
 
     /// Whether `match` sorts before the item with sort values `keys` at base position `ordinal`.
     private func isBefore(_ match: ViewMatch, keys: [ViewSortValue], ordinal: Int, positions: [String: ViewBase.Position]) -> Bool {
