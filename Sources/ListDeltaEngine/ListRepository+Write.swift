@@ -27,21 +27,31 @@ extension ListRepository {
             // Only a write through another instance can come between reading the head and committing (this
             // instance's writers of the list wait for its lock); an unconditional write that lost that race is
             // built again on the winner, after a short random pause that breaks the lockstep of instances
-            // writing one list as fast as they can, a bounded number of times.
-            for attempt in 1..<Self.raceAttempts {
+            // writing one list as fast as they can.
+            for attempt in 1...Self.racesBeforeTurn {
                 if let outcome = try writeHoldingLock(
                     id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, onCommit: onCommit, build: build,
                     lastAttempt: false)
                 {
                     return outcome
                 }
-                usleep(UInt32.random(in: 0...UInt32(min(attempt, 8) * 2_000)))
+                usleep(UInt32.random(in: 0...UInt32(attempt * 1_000)))
             }
-            // The last attempt reports a lost race as the 412 it is.
+            // Lost every time: another instance commits faster than this one reads and builds (it knows the head
+            // and has the document), and would go on winning for as long as its clients write. The last attempt
+            // holds the store's turn on the list, so that no one commits between its read and its commit.
+            let turn: (any WriteTurn)?
+            do throws(StoreError) {
+                turn = try store.takeWriteTurn(id)
+            } catch {
+                throw .engine(.from(error))
+            }
+            defer { turn?.end() }
+            if turn != nil { heads.forget(id) }
             guard let outcome = try writeHoldingLock(
                 id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, onCommit: onCommit, build: build,
                 lastAttempt: true)
-            else { throw .engine(.storage("a write of \(id) lost its race \(Self.raceAttempts) times")) }
+            else { throw .engine(.storage("a write of \(id) lost its race \(Self.racesBeforeTurn + 1) times")) }
             return outcome
         }
     }
@@ -55,9 +65,9 @@ extension ListRepository {
         return try locks.withLock(id, body)
     }
 
-    /// How many times an unconditional write is built when other instances keep winning the race for its list
-    /// (`Tests/e2e/test_scale_out.py` saw 16 lost in a row while PostgreSQL came back under load).
-    static let raceAttempts = 64
+    /// How many times an unconditional write is built when other instances keep winning the race for its list,
+    /// before it takes the store's turn on it (``RevisionStore/takeWriteTurn(_:)``).
+    static let racesBeforeTurn = 3
 
     /// The 412 of an `If-Match` none of whose revisions is `current`, or nil when it holds (or is absent).
     static func failedIfMatch(_ preconditions: WritePreconditions, current: Int?) -> EngineError? {

@@ -114,25 +114,39 @@ enum AppendFunction {
         case superseded(StoreError)
     }
 
-    /// Calls the function: commits `next` (decided from `base`, the head the caller last saw) with `write`'s rows.
-    static func call(
-        _ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String, client: PostgresClient, logger: Logger
+    /// Where a call runs: through the pool, or on one connection (in its transaction, which commits the write
+    /// when it commits).
+    typealias Runner = @Sendable (PostgresQuery) async throws -> PostgresRowSequence
+
+    /// Commits `write` through whichever function fits it: this one, or the view append function
+    /// (``ViewFunctions``) for a view's write.
+    static func commit(
+        _ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String, run: Runner
     ) async throws -> Result {
+        if let step = write.viewStep {
+            return try await ViewFunctions.append(write, step: step, next: next, base: base, announcement: announcement, run: run)
+        }
+        return try await result(of: run(query(write, next: next, base: base, announcement: announcement)))
+    }
+
+    private static func query(_ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String) -> PostgresQuery {
         let head = next.head
         let summary = write.summary
         let counts = summary?.changeCounts ?? Array(repeating: nil, count: RevisionSummary.changeColumns.count)
         let delta = write.delta.map { ByteBuffer(bytes: $0) }
         let snapshot = write.snapshot.map { ByteBuffer(bytes: $0) }
         let undo = write.undo.map { ByteBuffer(bytes: $0) }
-        let rows = try await client.query(
-            """
+        return """
             SELECT * FROM \(unescaped: name)(\(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
             \(head.revision), \(head.oldestRevision), \(head.firstRevision), \(next.checkpointRevision), \(head.kind), \
             \(head.sectionCount), \(head.itemCount), \(head.deltaBytesSinceCheckpoint), \(head.checkpointBytes), \
             \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.storedRevision), \
             \(summary?.sectionCount), \(summary?.itemCount), \(counts[0]), \(counts[1]), \(counts[2]), \(counts[3]), \
             \(counts[4]), \(counts[5]), \(counts[6]), \(counts[7]), \(delta), \(snapshot), \(undo), \(announcement))
-            """, logger: logger)
+            """
+    }
+
+    private static func result(of rows: PostgresRowSequence) async throws -> Result {
         for try await row in rows {
             let (applied, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) =
                 try row.decode((Bool, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)

@@ -1,6 +1,4 @@
-import Dispatch
 import ListDeltaStorage
-import Synchronization
 
 /// Runs async PostgresNIO work for the service's synchronous store calls, which come from worker threads.
 ///
@@ -9,32 +7,30 @@ import Synchronization
 /// deadline is cancelled and fails with ``StoreError/unavailable(_:)``: a client waits for a database that does
 /// not answer no longer than that.
 enum BlockingCall {
-    private final class Outcome<T: Sendable>: Sendable {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-    }
-
     /// The result of `operation`, waited for at most `seconds`.
     /// - Throws: what `operation` throws, mapped to a ``StoreError``; ``StoreError/unavailable(_:)`` past the deadline.
     static func run<T: Sendable>(
         seconds: Double, _ operation: @escaping @Sendable () async throws -> T
     ) throws(StoreError) -> T {
-        let outcome = Outcome<T>()
+        let outcome = Rendezvous<T>()
         let task = Task(executorPreference: StoreTaskExecutor.shared) {
-            let result: Result<T, any Error>
             do {
-                result = .success(try await operation())
+                outcome.deliver(.success(try await operation()))
             } catch {
-                result = .failure(error)
+                outcome.deliver(.failure(error))
             }
-            outcome.result.withLock { $0 = result }
-            outcome.done.signal()
         }
-        guard outcome.done.wait(timeout: .now() + seconds) == .success else {
+        return try awaitResult(of: outcome, seconds: seconds, cancelling: task)
+    }
+
+    /// The result `outcome` delivers, waited for at most `seconds`, after which `task` is cancelled.
+    /// - Throws: the delivered error, mapped to a ``StoreError``; ``StoreError/unavailable(_:)`` past the deadline.
+    static func awaitResult<T: Sendable>(of outcome: Rendezvous<T>, seconds: Double, cancelling task: Task<Void, Never>) throws(StoreError) -> T {
+        guard let result = outcome.wait(seconds: seconds) else {
             task.cancel()
             throw .unavailable("no answer from the database in \(formatted(seconds)) s")
         }
-        switch outcome.result.withLock({ $0 })! {
+        switch result {
         case .success(let value): return value
         case .failure(let error): throw StoreError(postgres: error)
         }

@@ -11,6 +11,9 @@ extension PostgresStore {
     /// is reported as the conflict it most likely is. A view's write (``RevisionWrite/viewStep``) goes through the
     /// view append function instead (``ViewFunctions``), which also checks and moves the view in the same call.
     public func append(_ write: RevisionWrite) throws(StoreError) -> ListHead {
+        if let turn = heldTurn(write.listID) {
+            return try append(write, in: turn)
+        }
         var base = knownHeads.head(write.listID)
         // Whether `base` is the database's answer in this call, rather than what this instance saw before.
         var isFresh = false
@@ -32,11 +35,9 @@ extension PostgresStore {
             let result: AppendFunction.Result
             do {
                 result = try call { [client, logger, base] in
-                    if let step = write.viewStep {
-                        return try await ViewFunctions.append(
-                            write, step: step, next: next, base: base, announcement: announcement, client: client, logger: logger)
+                    try await AppendFunction.commit(write, next: next, base: base, announcement: announcement) { query in
+                        try await client.query(query, logger: logger)
                     }
-                    return try await AppendFunction.call(write, next: next, base: base, announcement: announcement, client: client, logger: logger)
                 }
             } catch {
                 // Whether it committed is unknown: the next write of this list reads its head first.

@@ -37,6 +37,8 @@ public final class PostgresStore: SharedRevisionStore {
     let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     /// The head of each list as last seen here, from which appends are decided without reading it first.
     let knownHeads = KnownHeads()
+    /// The turns this instance holds, by list (see ``takeWriteTurn(_:)``).
+    let turns = Mutex<[String: ListTurn]>([:])
     private let running: Task<Void, Never>
     private let reachable = Atomic<Bool>(true)
     private let listener = Mutex<AnnouncementListener?>(nil)

@@ -127,8 +127,7 @@ enum ViewFunctions {
     /// Calls the view append function: commits `next` (decided from `base`, the head the caller last saw) with
     /// `write`'s rows, if the head is still `base` and `step` moves the view forward.
     static func append(
-        _ write: RevisionWrite, step: ViewStep, next: StoredHead, base: StoredHead?, announcement: String, client: PostgresClient,
-        logger: Logger
+        _ write: RevisionWrite, step: ViewStep, next: StoredHead, base: StoredHead?, announcement: String, run: AppendFunction.Runner
     ) async throws -> AppendFunction.Result {
         let head = next.head
         let summary = write.summary
@@ -136,7 +135,7 @@ enum ViewFunctions {
         let delta = write.delta.map { ByteBuffer(bytes: $0) }
         let snapshot = write.snapshot.map { ByteBuffer(bytes: $0) }
         let undo = write.undo.map { ByteBuffer(bytes: $0) }
-        let rows = try await client.query(
+        let rows = try await run(
             """
             SELECT * FROM \(unescaped: appendName)(\(step.generation), \(step.baseStep), \
             \(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
@@ -145,7 +144,7 @@ enum ViewFunctions {
             \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.storedRevision), \
             \(summary?.sectionCount), \(summary?.itemCount), \(counts[0]), \(counts[1]), \(counts[2]), \(counts[3]), \
             \(counts[4]), \(counts[5]), \(counts[6]), \(counts[7]), \(delta), \(snapshot), \(undo), \(announcement))
-            """, logger: logger)
+            """)
         for try await row in rows {
             let (status, viewGeneration, viewStep, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes,
                 checkpointBytes) =

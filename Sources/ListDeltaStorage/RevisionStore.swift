@@ -56,4 +56,10 @@ public protocol RevisionStore: Sendable {
     /// was, or `nil` when there was no live list.
     /// - Throws: ``StoreError/conflict(current:)`` when `expectedRevision` is given and is not the current one.
     func delete(_ id: String, expectedRevision: Int?) throws(StoreError) -> ListHead?
+
+    /// Takes a ``WriteTurn`` on `id`, waiting for the one another instance holds; `nil` for a store no other
+    /// process writes to (the default). Until the turn ends, the next ``append(_:)`` of `id` commits
+    /// inside it, and no other instance's append or delete of `id` commits.
+    /// - Throws: ``StoreError/unavailable(_:)`` when the turn cannot be taken within the store's deadline.
+    func takeWriteTurn(_ id: String) throws(StoreError) -> (any WriteTurn)?
 }

@@ -87,6 +87,75 @@ struct SharingTests {
         }
     }
 
+    @Test func anotherInstancesAppendWaitsForATurnAndThenSeesWhatItCommitted() async throws {
+        try await withTwoInstances { holder, other in
+            let id = uniqueID("turn")
+            _ = try holder.append(.create(id))
+            let turn = try #require(try holder.takeWriteTurn(id))
+            let theirs = Mutex<Result<ListHead, StoreError>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let outcome: Result<ListHead, StoreError>
+                do throws(StoreError) {
+                    outcome = .success(try other.append(.update(id, expected: 1)))
+                } catch {
+                    outcome = .failure(error)
+                }
+                theirs.withLock { $0 = outcome }
+                done.signal()
+            }
+            // The other instance's append waits in the database for the turn's lock.
+            #expect(done.wait(timeout: .now() + 0.5) == .timedOut)
+            // The turn's append commits on the head read under the lock, and ends the turn.
+            let mine = try holder.append(.update(id, expected: 1))
+            #expect(mine.revision == 2)
+            #expect(done.wait(timeout: .now() + 5) == .success)
+            #expect(theirs.withLock { $0 } == .failure(.conflict(current: 2)))
+            #expect(try other.head(id)?.revision == 2)
+            #expect(try other.chain(id, upTo: 2)?.map(\.revision) == [1, 2])
+            // Ending it again changes nothing, and appends go through the pool again.
+            turn.end()
+            #expect(try other.append(.update(id, expected: 2)).revision == 3)
+        }
+    }
+
+    @Test func aTurnEndedWithoutAnAppendCommitsNothingAndLetsOthersWrite() async throws {
+        try await withTwoInstances { holder, other in
+            let id = uniqueID("turn-end")
+            _ = try holder.append(.create(id))
+            let turn = try #require(try holder.takeWriteTurn(id))
+            turn.end()
+            #expect(try other.append(.update(id, expected: 1)).revision == 2)
+            // The holder's next append is an ordinary one, decided again on the head the other instance moved.
+            #expect(try holder.append(.update(id, expected: 2)).revision == 3)
+            #expect(try other.chain(id, upTo: 3)?.map(\.revision) == [1, 2, 3])
+        }
+    }
+
+    @Test func aTurnWaitsForAnotherInstancesTurnOnTheSameList() async throws {
+        try await withTwoInstances { first, second in
+            let id = uniqueID("turns")
+            _ = try first.append(.create(id))
+            let held = try #require(try first.takeWriteTurn(id))
+            let taken = DispatchSemaphore(value: 0)
+            let head = Mutex<Int?>(nil)
+            Thread.detachNewThread {
+                guard let turn = try? second.takeWriteTurn(id) else { return }
+                taken.signal()
+                // The second turn's head is the one the first turn committed.
+                head.withLock { $0 = try? second.append(.update(id, expected: 2)).revision }
+                turn.end()
+                taken.signal()
+            }
+            #expect(taken.wait(timeout: .now() + 0.5) == .timedOut)
+            _ = try first.append(.update(id, expected: 1))
+            held.end()
+            #expect(taken.wait(timeout: .now() + 5) == .success)
+            #expect(taken.wait(timeout: .now() + 5) == .success)
+            #expect(head.withLock { $0 } == 3)
+        }
+    }
+
     @Test func anUnreachableDatabaseFailsAsUnavailable() async throws {
         try await onOwnThread {
             // A port nothing listens on: the store refuses to open within its start-up wait, saying why.

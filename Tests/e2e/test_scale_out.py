@@ -142,6 +142,37 @@ def test_unconditional_writes_racing_over_both_instances_all_land_without_gaps(p
     assert [h["revision"] for h in history["revisions"]] == list(range(25, 0, -1))
 
 
+def test_writers_on_both_instances_hammering_one_list_all_land_and_neither_is_starved(pair):
+    # One instance answers a write in one database round trip (it knows the head and has the document); the
+    # other, which lost the last race, must read them first and would lose every race for as long as the first
+    # one's client keeps writing. After a few lost races it takes its turn on the list, so every write lands.
+    a, b = pair
+    lid = uid()
+    a.put(lid, doc(0))
+    answers = {"a": [], "b": []}
+    stop = threading.Event()
+
+    def hammer(server, tag):
+        i = 0
+        while not stop.is_set():
+            i += 1
+            r = server.put(lid, doc(i, [f"{tag}{i}"]))
+            answers[tag].append((r.status_code, r.json().get("revision") if r.status_code == 200 else r.text[:200]))
+
+    threads = [threading.Thread(target=hammer, args=(s, t), daemon=True) for s, t in ((a, "a"), (b, "b"))]
+    for t in threads:
+        t.start()
+    time.sleep(4.0)
+    stop.set()
+    for t in threads:
+        t.join(20)
+    every = answers["a"] + answers["b"]
+    assert all(status == 200 for status, _ in every), [a for a in every if a[0] != 200][:5]
+    assert len(answers["a"]) >= 20 and len(answers["b"]) >= 20, (len(answers["a"]), len(answers["b"]))
+    revisions = sorted(revision for _, revision in every)
+    assert revisions == list(range(2, 2 + len(every)))
+
+
 def test_a_revision_just_written_on_one_instance_is_served_by_the_other(pair):
     a, b = pair
     lid = uid()
