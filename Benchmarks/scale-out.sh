@@ -10,7 +10,7 @@
 #    the worst of $WAKE_ROUNDS rounds after one unmeasured round;
 #  - sqlite_writes: writes_1's load on the embedded SQLite store, the baseline.
 #  - pgbench_append: PostgreSQL alone running one append as the service sends it (Benchmarks/pgbench-append.sql)
-#    through pgbench, with as many clients as the instance has write threads;
+#    through pgbench, with as many clients as the instance has write threads (8, the default on PostgreSQL);
 #  - same_wake_p99_ms: the same 1,000 polls on instance B woken by a write through B itself, the worst of
 #    $WAKE_ROUNDS rounds (what cross_wake_p99_ms is compared with).
 # Prints one line:
@@ -103,21 +103,24 @@ start one --database-url "$url"
 writes_1=$(wrk_rps Benchmarks/lua/write.lua "$CONNECTIONS" "$port")
 reads_1=$(wrk_rps Benchmarks/lua/read.lua "$CONNECTIONS" "$port")
 stop_all
-# The same instance with 8 write threads instead of 2: PostgreSQL commits writes to different lists in parallel.
-LISTDELTA_WRITE_THREADS=8 start one8 --database-url "$url"
-echo "details: one instance with writeThreads 8: $(wrk_rps Benchmarks/lua/write.lua "$CONNECTIONS" "$port") writes/s" >&2
+# The same instance with 2 write threads (SQLite's default) instead of PostgreSQL's 8.
+LISTDELTA_WRITE_THREADS=2 start one2 --database-url "$url"
+writes_1_two=$(wrk_rps Benchmarks/lua/write.lua "$CONNECTIONS" "$port")
 stop_all
 # PostgreSQL alone: one append as the service sends it (Benchmarks/pgbench-append.sql, the append function) and as
 # it was sent before it (Benchmarks/pgbench-append-statements.sql, eight round trips), through pgbench, no service.
-# pgbench_append is the figure with as many clients as the instance has write threads (2 by default): the most
-# appends it has in flight at once.
+# pgbench_append is the figure with as many clients as the instance has write threads (8 by default on
+# PostgreSQL): the most appends it has in flight at once.
 pgbench_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/pgbench
 pgbench_tps() {  # pgbench_tps SCRIPT CLIENTS
     PGPASSWORD=$(cat "$work/pg/password") "$pgbench_bin" -n -h 127.0.0.1 -p "$(cat "$work/pg/port")" -U listdelta \
         -c "$2" -j 1 -T "$DURATION" -f "$1" scale_one 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | cut -d. -f1
 }
-pgbench_append=$(pgbench_tps Benchmarks/pgbench-append.sql 2)
-echo "details: PostgreSQL alone, one append through pgbench with 2 clients: ${pgbench_append:-?} transactions/s (the function), $(pgbench_tps Benchmarks/pgbench-append-statements.sql 2) (the eight statements)" >&2
+pgbench_append=$(pgbench_tps Benchmarks/pgbench-append.sql 8)
+pgbench_two=$(pgbench_tps Benchmarks/pgbench-append.sql 2)
+echo "details: one instance with writeThreads 8 (the default): $writes_1 writes/s against pgbench with 8 clients: ${pgbench_append:-?} transactions/s (ratio $(awk -v a="$writes_1" -v b="${pgbench_append:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }'))" >&2
+echo "details: one instance with writeThreads 2: $writes_1_two writes/s against pgbench with 2 clients: ${pgbench_two:-?} transactions/s (ratio $(awk -v a="$writes_1_two" -v b="${pgbench_two:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }'))" >&2
+echo "details: the eight statements of the release before the function, through pgbench with 2 clients: $(pgbench_tps Benchmarks/pgbench-append-statements.sql 2) transactions/s" >&2
 echo "details: the same with $CONNECTIONS clients (as many as wrk's connections): $(pgbench_tps Benchmarks/pgbench-append.sql "$CONNECTIONS") (the function), $(pgbench_tps Benchmarks/pgbench-append-statements.sql "$CONNECTIONS") (the eight statements)" >&2
 
 # sql DATABASE QUERY: one value, as the cluster's superuser (for the details printed to stderr).

@@ -1,17 +1,75 @@
 import Synchronization
 
 /// A thread-safe cache bounded by a total cost (bytes), evicting the least recently used entries.
+///
+/// The entries form a doubly linked list in recency order, kept in one array of nodes (freed slots are reused),
+/// beside a dictionary from key to slot: a read, a write and each eviction are O(1).
 final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Entry {
-        var value: Value
+    private struct Node {
+        var key: Key
+        var value: Value?
         var cost: Int
-        var lastUse: UInt64
+        /// Slots of the more and the less recently used neighbours (`-1`: none).
+        var newer: Int
+        var older: Int
     }
 
     private struct State {
-        var entries: [Key: Entry] = [:]
+        var slots: [Key: Int] = [:]
+        var nodes: [Node] = []
+        var free: [Int] = []
+        var newest = -1
+        var oldest = -1
         var totalCost = 0
-        var clock: UInt64 = 0
+
+        mutating func unlink(_ slot: Int) {
+            let (newer, older) = (nodes[slot].newer, nodes[slot].older)
+            if newer >= 0 { nodes[newer].older = older } else { newest = older }
+            if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
+        }
+
+        mutating func linkAsNewest(_ slot: Int) {
+            nodes[slot].older = newest
+            nodes[slot].newer = -1
+            if newest >= 0 { nodes[newest].newer = slot } else { oldest = slot }
+            newest = slot
+        }
+
+        /// Marks `slot` the most recently used.
+        mutating func touch(_ slot: Int) {
+            guard slot != newest else { return }
+            unlink(slot)
+            linkAsNewest(slot)
+        }
+
+        mutating func insert(_ key: Key, _ value: Value, cost: Int) {
+            let node = Node(key: key, value: value, cost: cost, newer: -1, older: -1)
+            let slot: Int
+            if let reused = free.popLast() {
+                slot = reused
+                nodes[slot] = node
+            } else {
+                slot = nodes.count
+                nodes.append(node)
+            }
+            slots[key] = slot
+            totalCost += cost
+            linkAsNewest(slot)
+        }
+
+        mutating func remove(_ slot: Int) {
+            unlink(slot)
+            slots[nodes[slot].key] = nil
+            totalCost -= nodes[slot].cost
+            // The value goes now (it may hold much memory); the slot waits for the next insert.
+            nodes[slot].value = nil
+            free.append(slot)
+        }
+
+        /// Evicts the least recently used entries until the total is within `budget`.
+        mutating func evict(downTo budget: Int) {
+            while totalCost > budget, oldest >= 0 { remove(oldest) }
+        }
     }
 
     private let budget: Int
@@ -26,35 +84,21 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Complexity: O(1).
     func value(for key: Key) -> Value? {
         state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
-            state.clock += 1
-            entry.lastUse = state.clock
-            state.entries[key] = entry
-            return entry.value
+            guard let slot = state.slots[key] else { return nil }
+            state.touch(slot)
+            return state.nodes[slot].value
         }
     }
 
-    /// Stores `value`; an entry costing more than the whole budget is not kept.
-    /// - Complexity: O(1) amortised; an eviction sorts the entries (O(*e* log *e*)) and frees a tenth of the budget.
+    /// Stores `value`, evicting the least recently used entries past the budget; an entry costing more than the
+    /// whole budget is not kept.
+    /// - Complexity: O(1) amortised, plus O(1) per entry evicted.
     func set(_ value: Value, for key: Key, cost: Int) {
         guard cost <= budget else { return }
         state.withLock { state in
-            state.clock += 1
-            if let old = state.entries[key] { state.totalCost -= old.cost }
-            state.entries[key] = Entry(value: value, cost: cost, lastUse: state.clock)
-            state.totalCost += cost
-            evictIfOverBudget(&state)
-        }
-    }
-
-    /// Past the budget, evicts the least recently used entries until a tenth of it is free.
-    private func evictIfOverBudget(_ state: inout State) {
-        guard state.totalCost > budget else { return }
-        let target = budget - budget / 10
-        for (key, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            guard state.totalCost > target else { break }
-            state.entries[key] = nil
-            state.totalCost -= entry.cost
+            if let slot = state.slots[key] { state.remove(slot) }
+            state.insert(key, value, cost: cost)
+            state.evict(downTo: budget)
         }
     }
 
@@ -64,18 +108,12 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func update(_ key: Key, cost: Int, _ transform: (Value?) -> Value?) {
         guard cost <= budget else { return }
         state.withLock { state in
-            let old = state.entries[key]
-            guard let value = transform(old?.value) else {
-                if let old {
-                    state.entries[key] = nil
-                    state.totalCost -= old.cost
-                }
-                return
-            }
-            state.clock += 1
-            state.totalCost += cost - (old?.cost ?? 0)
-            state.entries[key] = Entry(value: value, cost: cost, lastUse: state.clock)
-            evictIfOverBudget(&state)
+            let slot = state.slots[key]
+            let value = transform(slot.flatMap { state.nodes[$0].value })
+            if let slot { state.remove(slot) }
+            guard let value else { return }
+            state.insert(key, value, cost: cost)
+            state.evict(downTo: budget)
         }
     }
 
@@ -83,22 +121,20 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Complexity: O(1).
     func removeValue(for key: Key) {
         state.withLock { state in
-            if let entry = state.entries.removeValue(forKey: key) { state.totalCost -= entry.cost }
+            if let slot = state.slots[key] { state.remove(slot) }
         }
     }
 
     /// Removes every entry whose key matches.
+    /// - Complexity: O(*n*) for *n* entries.
     func removeAll(where predicate: (Key) -> Bool) {
         state.withLock { state in
-            for (key, entry) in state.entries where predicate(key) {
-                state.entries[key] = nil
-                state.totalCost -= entry.cost
-            }
+            for (key, slot) in state.slots where predicate(key) { state.remove(slot) }
         }
     }
 
     /// The number of entries and their total cost.
     var usage: (count: Int, cost: Int) {
-        state.withLock { ($0.entries.count, $0.totalCost) }
+        state.withLock { ($0.slots.count, $0.totalCost) }
     }
 }

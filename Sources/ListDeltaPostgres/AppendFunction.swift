@@ -114,19 +114,19 @@ enum AppendFunction {
         case superseded(StoreError)
     }
 
-    /// Where a call runs: through the pool, or on one connection (in its transaction, which commits the write
-    /// when it commits).
-    typealias Runner = @Sendable (PostgresQuery) async throws -> PostgresRowSequence
+    /// One call of an append function: its query, and how to read the rows it returns.
+    struct Statement: Sendable {
+        let query: PostgresQuery
+        let decode: @Sendable ([PostgresRow]) throws -> Result
+    }
 
-    /// Commits `write` through whichever function fits it: this one, or the view append function
-    /// (``ViewFunctions``) for a view's write.
-    static func commit(
-        _ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String, run: Runner
-    ) async throws -> Result {
+    /// The call that commits `write` (decided from `base`, the head the caller last saw): of this function, or of
+    /// the view append function (``ViewFunctions``) for a view's write.
+    static func statement(_ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String) -> Statement {
         if let step = write.viewStep {
-            return try await ViewFunctions.append(write, step: step, next: next, base: base, announcement: announcement, run: run)
+            return ViewFunctions.appendStatement(write, step: step, next: next, base: base, announcement: announcement)
         }
-        return try await result(of: run(query(write, next: next, base: base, announcement: announcement)))
+        return Statement(query: query(write, next: next, base: base, announcement: announcement), decode: result(of:))
     }
 
     private static func query(_ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String) -> PostgresQuery {
@@ -146,8 +146,8 @@ enum AppendFunction {
             """
     }
 
-    private static func result(of rows: PostgresRowSequence) async throws -> Result {
-        for try await row in rows {
+    private static func result(of rows: [PostgresRow]) throws -> Result {
+        for row in rows {
             let (applied, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) =
                 try row.decode((Bool, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)
             if applied { return .applied }

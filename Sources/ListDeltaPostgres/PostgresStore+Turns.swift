@@ -35,10 +35,9 @@ extension PostgresStore {
         let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID).text
         let result: AppendFunction.Result
         do {
+            let statement = AppendFunction.statement(write, next: next, base: base, announcement: announcement)
             result = try turn.append(seconds: configuration.timeoutSeconds) { [logger] connection in
-                try await AppendFunction.commit(write, next: next, base: base, announcement: announcement) { query in
-                    try await connection.query(query, logger: logger)
-                }
+                try statement.decode(try await connection.query(statement.query, logger: logger).collect())
             }
         } catch {
             knownHeads.forget(write.listID)

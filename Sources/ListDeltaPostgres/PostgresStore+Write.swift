@@ -34,9 +34,13 @@ extension PostgresStore {
             let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID).text
             let result: AppendFunction.Result
             do {
-                result = try call { [client, logger, base] in
-                    try await AppendFunction.commit(write, next: next, base: base, announcement: announcement) { query in
-                        try await client.query(query, logger: logger)
+                let statement = AppendFunction.statement(write, next: next, base: base, announcement: announcement)
+                result = try direct { () throws(StoreError) in
+                    let rows = try appendConnections.rows(of: statement.query, seconds: configuration.timeoutSeconds)
+                    do {
+                        return try statement.decode(rows)
+                    } catch {
+                        throw StoreError(postgres: error)
                     }
                 }
             } catch {

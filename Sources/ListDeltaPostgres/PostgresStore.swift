@@ -24,7 +24,12 @@ import Synchronization
 /// - **An unreachable database** makes calls fail with ``StoreError/unavailable(_:)`` within
 ///   ``PostgresStoreConfiguration/timeoutSeconds``, and ``isReachable`` false until it answers again.
 ///
-/// Calls block their (worker) thread while PostgresNIO runs them on its own event loops (``BlockingCall``).
+/// - **A list that one instance keeps winning** is not lost to the others: a writer that lost its race a few
+///   times takes a turn on it (``takeWriteTurn(_:)``, ``ListTurn``), in which no other instance commits.
+///
+/// Calls block their (worker) thread while PostgresNIO runs them on its own event loops: an append on one of the
+/// store's own connections, straight from the thread (``AppendConnections``); every other call through the pool
+/// (``BlockingCall``).
 public final class PostgresStore: SharedRevisionStore {
     /// Where it connects and how it behaves.
     public let configuration: PostgresStoreConfiguration
@@ -37,6 +42,8 @@ public final class PostgresStore: SharedRevisionStore {
     let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     /// The head of each list as last seen here, from which appends are decided without reading it first.
     let knownHeads = KnownHeads()
+    /// The connections appends run on, beside the pool.
+    let appendConnections: AppendConnections
     /// The turns this instance holds, by list (see ``takeWriteTurn(_:)``).
     let turns = Mutex<[String: ListTurn]>([:])
     private let running: Task<Void, Never>
@@ -57,6 +64,9 @@ public final class PostgresStore: SharedRevisionStore {
         background.logLevel = max(logger.logLevel, .warning)
         let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: background)
         self.client = client
+        appendConnections = try AppendConnections(
+            configuration: configuration, limit: Self.appendConnectionLimit(configuration), eventLoops: PostgresClient.defaultEventLoopGroup,
+            logger: background)
         // The pool is leased from only once `run()` has begun (PostgresNIO warns of a lease before it): the task
         // signals just before the call, whose first step, without suspending, marks the client running.
         let started = DispatchSemaphore(value: 0)
@@ -89,12 +99,14 @@ public final class PostgresStore: SharedRevisionStore {
         var client = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: tls)
-        // One more for the listening connection, which the announcements hold for as long as they run.
-        client.options.maximumConnections = configuration.maximumConnections + 1
+        // The appends' own connections are taken from the configured number; one more for the listening
+        // connection, which the announcements hold for as long as they run.
+        let pooled = max(1, configuration.maximumConnections - appendConnectionLimit(configuration))
+        client.options.maximumConnections = pooled + 1
         // Every connection is opened at start and kept: a burst of requests on a cold instance (a restart under
         // load, a rollout) would otherwise wait for the pool to grow one connection at a time, past the calls'
         // deadline, and its timed-out calls would keep the pool behind for as long as the burst lasts.
-        client.options.minimumConnections = configuration.maximumConnections + 1
+        client.options.minimumConnections = pooled + 1
         client.options.connectTimeout = .milliseconds(Int64(configuration.timeoutSeconds * 1_000))
         client.options.keepAliveBehavior = .init(frequency: .seconds(10))
         return client
@@ -102,14 +114,25 @@ public final class PostgresStore: SharedRevisionStore {
 
     /// Runs `operation` within the configured deadline and keeps ``isReachable`` up to date.
     func call<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws(StoreError) -> T {
+        try direct { () throws(StoreError) in try BlockingCall.run(seconds: configuration.timeoutSeconds, operation) }
+    }
+
+    /// Runs `operation`, a call to the database that keeps its own deadline, and keeps ``isReachable`` up to date.
+    func direct<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
         do {
-            let value = try BlockingCall.run(seconds: configuration.timeoutSeconds, operation)
+            let value = try operation()
             reachable.store(true, ordering: .relaxed)
             return value
         } catch {
             if case .unavailable = error { reachable.store(false, ordering: .relaxed) }
             throw error
         }
+    }
+
+    /// How many of the configured connections appends have for themselves (``AppendConnections``): half, and at
+    /// least one (with one configured connection, the pool keeps one too).
+    static func appendConnectionLimit(_ configuration: PostgresStoreConfiguration) -> Int {
+        max(1, configuration.maximumConnections / 2)
     }
 
     /// Records what the listening connection found out about the database.
@@ -129,8 +152,12 @@ public final class PostgresStore: SharedRevisionStore {
             listener?.stop()
             listener = nil
         }
+        appendConnections.close()
         running.cancel()
     }
 
-    deinit { running.cancel() }
+    deinit {
+        appendConnections.close()
+        running.cancel()
+    }
 }

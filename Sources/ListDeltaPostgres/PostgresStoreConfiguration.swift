@@ -16,7 +16,8 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
     public var tls: TLSMode
     /// How many revisions are served per list (as the SQLite store's `retention`).
     public var retention = 1000
-    /// The most connections the pool opens (the listening connection comes on top).
+    /// The most connections the store opens: half of them (at least one) for appends (``AppendConnections``), the
+    /// rest (at least one) for the pool; the listening connection comes on top.
     public var maximumConnections = 10
     /// The longest a store call waits for the database (for a connection, then for its answer); past it the call
     /// fails with ``StoreError/unavailable(_:)``.

@@ -124,19 +124,18 @@ enum ViewFunctions {
         """
     }
 
-    /// Calls the view append function: commits `next` (decided from `base`, the head the caller last saw) with
-    /// `write`'s rows, if the head is still `base` and `step` moves the view forward.
-    static func append(
-        _ write: RevisionWrite, step: ViewStep, next: StoredHead, base: StoredHead?, announcement: String, run: AppendFunction.Runner
-    ) async throws -> AppendFunction.Result {
+    /// The call of the view append function that commits `next` (decided from `base`, the head the caller last
+    /// saw) with `write`'s rows, if the head is still `base` and `step` moves the view forward.
+    static func appendStatement(
+        _ write: RevisionWrite, step: ViewStep, next: StoredHead, base: StoredHead?, announcement: String
+    ) -> AppendFunction.Statement {
         let head = next.head
         let summary = write.summary
         let counts = summary?.changeCounts ?? Array(repeating: nil, count: RevisionSummary.changeColumns.count)
         let delta = write.delta.map { ByteBuffer(bytes: $0) }
         let snapshot = write.snapshot.map { ByteBuffer(bytes: $0) }
         let undo = write.undo.map { ByteBuffer(bytes: $0) }
-        let rows = try await run(
-            """
+        let query: PostgresQuery = """
             SELECT * FROM \(unescaped: appendName)(\(step.generation), \(step.baseStep), \
             \(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
             \(head.revision), \(head.oldestRevision), \(head.firstRevision), \(next.checkpointRevision), \(head.kind), \
@@ -144,8 +143,12 @@ enum ViewFunctions {
             \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.storedRevision), \
             \(summary?.sectionCount), \(summary?.itemCount), \(counts[0]), \(counts[1]), \(counts[2]), \(counts[3]), \
             \(counts[4]), \(counts[5]), \(counts[6]), \(counts[7]), \(delta), \(snapshot), \(undo), \(announcement))
-            """)
-        for try await row in rows {
+            """
+        return AppendFunction.Statement(query: query) { rows in try appendResult(of: rows, step: step) }
+    }
+
+    private static func appendResult(of rows: [PostgresRow], step: ViewStep) throws -> AppendFunction.Result {
+        for row in rows {
             let (status, viewGeneration, viewStep, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes,
                 checkpointBytes) =
                 try row.decode((String, Int?, Int?, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)

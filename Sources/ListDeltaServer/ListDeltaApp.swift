@@ -66,7 +66,7 @@ public final class ListDeltaApp: Sendable {
             "listening",
             metadata: [
                 "address": "\(configuration.host):\(server.port)", "store": "\(configuration.storeDescription)",
-                "workers": "\(configuration.workerThreads) read, \(configuration.writeThreads) write",
+                "workers": "\(configuration.workerThreads) read, \(configuration.writeThreadsInUse) write",
             ])
     }
 

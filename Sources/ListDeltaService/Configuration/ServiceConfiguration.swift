@@ -97,8 +97,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Worker threads for reads that cannot be answered from memory (the store, rebuilding revisions, diffs). The
     /// default is 4.
     public var workerThreads = 4
-    /// Worker threads for writes (the store has one writer: more threads only wait for it). The default is 2.
-    public var writeThreads = 2
+    /// Worker threads for writes; `0` (the default) chooses by store (``writeThreadsInUse``): SQLite has one writer,
+    /// which more threads would only wait for, while a PostgreSQL write mostly waits for its round trip and writes
+    /// to different lists commit in parallel.
+    public var writeThreads = 0
+
+    /// The write threads the service runs: ``writeThreads``, or by store when it is `0`: 2 on SQLite, 8 on
+    /// PostgreSQL (`Benchmarks/scale-out.sh` measures both).
+    public var writeThreadsInUse: Int { writeThreads > 0 ? writeThreads : (databaseURL.isEmpty ? 2 : 8) }
     /// Requests that may wait for a worker, per pool; past it a request gets 503 with `Retry-After`. The default
     /// is 1,000.
     public var maxQueuedRequests = 1_000
@@ -172,7 +178,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((1...64).contains(eventLoops), "eventLoops must be 1...64")
         try require(cacheBytes >= 0, "cacheBytes must not be negative")
         try require((1...256).contains(workerThreads), "workerThreads must be 1...256")
-        try require((1...64).contains(writeThreads), "writeThreads must be 1...64")
+        try require((0...64).contains(writeThreads), "writeThreads must be 0...64 (0: by store)")
         try require((0...1_000_000).contains(maxQueuedRequests), "maxQueuedRequests must be 0...1000000")
         try require((1...100_000_000).contains(cachedLists), "cachedLists must be 1...100000000")
         try require(maxSections >= 1 && maxItems >= 1, "maxSections and maxItems must be at least 1")

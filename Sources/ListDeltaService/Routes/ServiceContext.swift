@@ -70,8 +70,8 @@ final class ServiceContext: Sendable {
         self.access = access
         bodies = RenderCache(repository: repository, budget: configuration.cacheBytes / 4)
         readPool = WorkerPool(name: "read", threads: configuration.workerThreads, queueLimit: configuration.maxQueuedRequests)
-        writePool = WorkerPool(name: "write", threads: configuration.writeThreads, queueLimit: configuration.maxQueuedRequests)
-        viewPool = WorkerPool(name: "view", threads: configuration.writeThreads, queueLimit: 0, niceness: 5)
+        writePool = WorkerPool(name: "write", threads: configuration.writeThreadsInUse, queueLimit: configuration.maxQueuedRequests)
+        viewPool = WorkerPool(name: "view", threads: configuration.writeThreadsInUse, queueLimit: 0, niceness: 5)
     }
 
     /// Stops the pools after their queued work (call after the watchers were told).
