@@ -61,6 +61,25 @@ import Testing
         }
     }
 
+    /// One SQLite store shared by two repositories: `winner`, and `loser`, which always loses its races.
+    private struct Race {
+        let directory: TemporaryDirectory
+        let sqlite: SQLiteStore
+        let contested: Contested
+        let loser: ListRepository
+        let winner: ListRepository
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            var configuration = SQLiteStoreConfiguration(directory: directory.path)
+            configuration.durableSync = false
+            sqlite = try SQLiteStore(configuration: configuration)
+            contested = Contested(sqlite)
+            loser = try ListRepository(store: contested, limits: DocumentLimits(), cacheBytes: 1 << 20)
+            winner = try ListRepository(store: Shared(sqlite), limits: DocumentLimits(), cacheBytes: 1 << 20)
+        }
+    }
+
     private func document(_ tag: String) -> ListDocument {
         ListDocument(id: "l", kind: .array, revision: 0, sections: [ListSection(id: "main", items: [ListItem(id: tag, model: ["tag": .string(tag)])])])
     }
@@ -75,13 +94,8 @@ import Testing
     }
 
     @Test func anUnconditionalWriteThatKeepsLosingTakesTheTurnAndCommits() throws {
-        let directory = try TemporaryDirectory()
-        var configuration = SQLiteStoreConfiguration(directory: directory.path)
-        configuration.durableSync = false
-        let sqlite = try SQLiteStore(configuration: configuration)
-        let contested = Contested(sqlite)
-        let loser = try ListRepository(store: contested, limits: DocumentLimits(), cacheBytes: 1 << 20)
-        let winner = try ListRepository(store: Shared(sqlite), limits: DocumentLimits(), cacheBytes: 1 << 20)
+        let race = try Race()
+        let (sqlite, contested, loser, winner) = (race.sqlite, race.contested, race.loser, race.winner)
         _ = try put("first", on: winner)
         let rivalWrites = Atomic<Int>(0)
         contested.rival.withLock {
@@ -107,13 +121,8 @@ import Testing
     }
 
     @Test func aConditionalWriteThatLosesItsRaceIsRefusedWithoutATurn() throws {
-        let directory = try TemporaryDirectory()
-        var configuration = SQLiteStoreConfiguration(directory: directory.path)
-        configuration.durableSync = false
-        let sqlite = try SQLiteStore(configuration: configuration)
-        let contested = Contested(sqlite)
-        let loser = try ListRepository(store: contested, limits: DocumentLimits(), cacheBytes: 1 << 20)
-        let winner = try ListRepository(store: Shared(sqlite), limits: DocumentLimits(), cacheBytes: 1 << 20)
+        let race = try Race()
+        let (sqlite, contested, loser, winner) = (race.sqlite, race.contested, race.loser, race.winner)
         _ = try put("first", on: winner)
         contested.rival.withLock { $0 = { _ = try? self.put("rival", on: winner) } }
 
