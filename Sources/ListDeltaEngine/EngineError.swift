@@ -31,6 +31,8 @@ public enum EngineError: Error, Sendable {
             return .storage(reason)
         case .unavailable(let reason):
             return .unavailable("the database is unavailable (\(reason)); retry shortly")
+        case .busy(let reason):
+            return .unavailable("the list is busy (\(reason)); retry shortly")
         case .limitReached(let reason):
             return .limitReached(reason)
         case .superseded(let reason):

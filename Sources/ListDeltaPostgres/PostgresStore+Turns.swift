@@ -6,16 +6,12 @@ extension PostgresStore {
     /// Takes the list's advisory lock in a transaction of its own, held until the turn's append commits or the
     /// turn ends (see ``ListTurn``).
     public func takeWriteTurn(_ id: String) throws(StoreError) -> (any WriteTurn)? {
-        let turn: ListTurn
-        do {
-            turn = try ListTurn(id: id, client: client, logger: logger, seconds: configuration.timeoutSeconds) { [weak self] turn in
-                self?.turns.withLock { turns in
-                    if turns[turn.id] === turn { turns[turn.id] = nil }
-                }
+        // A failure is not taken as an unreachable database: most likely another instance's turn held the lock
+        // past the deadline (the next call through the pool says whether the database answers).
+        let turn = try ListTurn(id: id, connections: appendConnections, seconds: configuration.timeoutSeconds) { [weak self] turn in
+            self?.turns.withLock { turns in
+                if turns[turn.id] === turn { turns[turn.id] = nil }
             }
-        } catch {
-            if case .unavailable = error { markReachable(false) }
-            throw error
         }
         turns.withLock { $0[id] = turn }
         if let head = turn.head { knownHeads.remember(head) } else { knownHeads.forget(id) }
@@ -35,10 +31,7 @@ extension PostgresStore {
         let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID).text
         let result: AppendFunction.Result
         do {
-            let statement = AppendFunction.statement(write, next: next, base: base, announcement: announcement)
-            result = try turn.append(seconds: configuration.timeoutSeconds) { [logger] connection in
-                try statement.decode(try await connection.query(statement.query, logger: logger).collect())
-            }
+            result = try turn.append(AppendFunction.statement(write, next: next, base: base, announcement: announcement))
         } catch {
             knownHeads.forget(write.listID)
             if case .unavailable = error { markReachable(false) }

@@ -26,9 +26,12 @@ extension StoreError {
             return
         }
         let message = error.serverInfo?[.message] ?? "no message"
-        // Class 08: connection exceptions; 57P01-57P03: the server is shutting down or starting; 53300: too many
-        // connections; 40001/40P01: serialization failure or deadlock, worth retrying.
-        if state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01"].contains(state) {
+        // 55P03: lock_timeout passed while waiting for a list's advisory lock (another instance holds it). Class 08:
+        // connection exceptions; 57P01-57P03: the server is shutting down or starting; 53300: too many connections;
+        // 40001/40P01: serialization failure or deadlock, worth retrying.
+        if state == "55P03" {
+            self = .busy("another writer held the list past the deadline")
+        } else if state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01"].contains(state) {
             self = .unavailable("PostgreSQL \(state): \(message)")
         } else {
             self = .database("PostgreSQL \(state): \(message)")

@@ -60,6 +60,7 @@ public protocol RevisionStore: Sendable {
     /// Takes a ``WriteTurn`` on `id`, waiting for the one another instance holds; `nil` for a store no other
     /// process writes to (the default). Until the turn ends, the next ``append(_:)`` of `id` commits
     /// inside it, and no other instance's append or delete of `id` commits.
-    /// - Throws: ``StoreError/unavailable(_:)`` when the turn cannot be taken within the store's deadline.
+    /// - Throws: ``StoreError/busy(_:)`` when another instance holds the list past the store's deadline,
+    ///   ``StoreError/unavailable(_:)`` when the database does not answer in time.
     func takeWriteTurn(_ id: String) throws(StoreError) -> (any WriteTurn)?
 }

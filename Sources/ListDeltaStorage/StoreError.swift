@@ -20,6 +20,11 @@ public enum StoreError: Error, Equatable {
     /// `If-Match` tells).
     case unavailable(String)
 
+    /// The list is held by another writer for longer than the store waits (on PostgreSQL, another instance's
+    /// transaction keeps its lock past `lock_timeout`): retry later. The database itself answers. Nothing was
+    /// written.
+    case busy(String)
+
     /// A bound of the store would be exceeded (the message says which), such as the most sources it holds.
     case limitReached(String)
 
@@ -33,8 +38,8 @@ extension StoreError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .conflict(let current): current.map { "the list is at revision \($0)" } ?? "there is no live list"
-        case .invalidWrite(let message), .database(let message), .unavailable(let message), .limitReached(let message),
-            .superseded(let message):
+        case .invalidWrite(let message), .database(let message), .unavailable(let message), .busy(let message),
+            .limitReached(let message), .superseded(let message):
             message
         }
     }

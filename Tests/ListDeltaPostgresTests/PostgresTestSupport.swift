@@ -11,10 +11,10 @@ let testDatabaseURL = ProcessInfo.processInfo.environment["LISTDELTA_TEST_POSTGR
 let hasTestDatabase = testDatabaseURL != nil
 
 /// A store on the test database with a short deadline.
-func openPostgresStore(retention: Int = 1000) throws -> PostgresStore {
+func openPostgresStore(retention: Int = 1000, timeoutSeconds: Double = 5) throws -> PostgresStore {
     var configuration = try PostgresStoreConfiguration(url: testDatabaseURL!)
     configuration.retention = retention
-    configuration.timeoutSeconds = 5
+    configuration.timeoutSeconds = timeoutSeconds
     configuration.maximumConnections = 8
     return try PostgresStore(configuration: configuration, logger: Logger(label: "postgres-tests"), startupSeconds: 10)
 }

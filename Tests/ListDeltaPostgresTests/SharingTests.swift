@@ -156,6 +156,30 @@ struct SharingTests {
         }
     }
 
+    @Test func aListHeldPastTheDeadlineIsBusyNotUnreachable() async throws {
+        try await onOwnThread {
+            let holder = try openPostgresStore()
+            let other = try openPostgresStore(timeoutSeconds: 1)
+            defer {
+                holder.close()
+                other.close()
+            }
+            let id = uniqueID("busy")
+            _ = try holder.append(.create(id))
+            let turn = try #require(try holder.takeWriteTurn(id))
+            // The other instance's append and turn wait for the lock as long as its deadline, on the server too.
+            let started = Date()
+            #expect(throws: StoreError.busy("another writer held the list past the deadline")) { try other.append(.update(id, expected: 1)) }
+            #expect(throws: StoreError.busy("another writer held the list past the deadline")) { try other.takeWriteTurn(id) }
+            #expect(Date().timeIntervalSince(started) < 4)
+            // Nothing was written, and the database still counts as reachable.
+            #expect(other.isReachable)
+            turn.end()
+            #expect(try other.head(id)?.revision == 1)
+            #expect(try other.append(.update(id, expected: 1)).revision == 2)
+        }
+    }
+
     @Test func anUnreachableDatabaseFailsAsUnavailable() async throws {
         try await onOwnThread {
             // A port nothing listens on: the store refuses to open within its start-up wait, saying why.
