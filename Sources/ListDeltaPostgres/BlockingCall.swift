@@ -25,7 +25,7 @@ enum BlockingCall {
 
     /// The result `outcome` delivers, waited for at most `seconds`, after which `task` is cancelled.
     /// - Throws: the delivered error, mapped to a ``StoreError``; ``StoreError/unavailable(_:)`` past the deadline.
-    static func awaitResult<T: Sendable>(of outcome: Rendezvous<T>, seconds: Double, cancelling task: Task<Void, Never>) throws(StoreError) -> T {
+    private static func awaitResult<T: Sendable>(of outcome: Rendezvous<T>, seconds: Double, cancelling task: Task<Void, Never>) throws(StoreError) -> T {
         guard let result = outcome.wait(seconds: seconds) else {
             task.cancel()
             throw .unavailable("no answer from the database in \(formatted(seconds)) s")

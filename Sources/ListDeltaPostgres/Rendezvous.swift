@@ -21,7 +21,4 @@ final class Rendezvous<Value: Sendable>: Sendable {
         guard signal.wait(timeout: .now() + seconds) == .success else { return nil }
         return result.withLock { $0 }
     }
-
-    /// The result delivered so far, without waiting.
-    var delivered: Result<Value, any Error>? { result.withLock { $0 } }
 }
