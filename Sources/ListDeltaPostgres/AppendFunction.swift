@@ -118,6 +118,16 @@ enum AppendFunction {
     struct Statement: Sendable {
         let query: PostgresQuery
         let decode: @Sendable ([PostgresRow]) throws -> Result
+
+        /// What the call did, read from the rows it returned.
+        /// - Throws: a row that does not decode, as a ``StoreError``.
+        func result(of rows: [PostgresRow]) throws(StoreError) -> Result {
+            do {
+                return try decode(rows)
+            } catch {
+                throw StoreError(postgres: error)
+            }
+        }
     }
 
     /// The call that commits `write` (decided from `base`, the head the caller last saw): of this function, or of

@@ -31,8 +31,7 @@ final class ListTurn: WriteTurn {
         do throws(StoreError) {
             _ = try connections.run("BEGIN", on: connection, until: deadline, reusable: &reusable)
             _ = try connections.run("SELECT pg_advisory_xact_lock(hashtextextended(\(id), 0))", on: connection, until: deadline, reusable: &reusable)
-            let rows = try connections.run(
-                "SELECT \(unescaped: PostgresStore.headColumns) FROM list_head WHERE id = \(id)", on: connection, until: deadline, reusable: &reusable)
+            let rows = try connections.run(PostgresStore.headQuery(id), on: connection, until: deadline, reusable: &reusable)
             do {
                 head = try rows.first.map(PostgresStore.decodeHead)
             } catch {
@@ -59,13 +58,7 @@ final class ListTurn: WriteTurn {
         let deadline = DispatchTime.now() + seconds
         var reusable = false
         do throws(StoreError) {
-            let rows = try connections.run(statement.query, on: connection, until: deadline, reusable: &reusable)
-            let result: AppendFunction.Result
-            do {
-                result = try statement.decode(rows)
-            } catch {
-                throw StoreError(postgres: error)
-            }
+            let result = try statement.result(of: connections.run(statement.query, on: connection, until: deadline, reusable: &reusable))
             _ = try connections.run("COMMIT", on: connection, until: deadline, reusable: &reusable)
             connections.giveBack(connection, reusable: reusable)
             return result

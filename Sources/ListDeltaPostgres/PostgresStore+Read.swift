@@ -14,6 +14,11 @@ extension PostgresStore {
     typealias HeadValues = (String, Int, Bool, Int, Int, Int, String, Int, Int, Int, Int)
 
     /// A head row selected with ``headColumns``.
+    /// The query that reads the head of `id` (no row when it has none), `FOR UPDATE` when `locking`.
+    static func headQuery(_ id: String, locking: Bool = false) -> PostgresQuery {
+        "SELECT \(unescaped: headColumns) FROM list_head WHERE id = \(id)\(unescaped: locking ? " FOR UPDATE" : "")"
+    }
+
     static func decodeHead(_ row: PostgresRow) throws -> StoredHead {
         storedHead(from: try row.decode(HeadValues.self))
     }
@@ -43,7 +48,7 @@ extension PostgresStore {
     /// The stored head of `id`, read on `connection` (inside a transaction) or through the pool.
     static func storedHead(_ id: String, on connection: PostgresConnection, logger: Logger, locking: Bool) async throws -> StoredHead? {
         let rows = try await connection.query(
-            "SELECT \(unescaped: headColumns) FROM list_head WHERE id = \(id)\(unescaped: locking ? " FOR UPDATE" : "")", logger: logger)
+            headQuery(id, locking: locking), logger: logger)
         for try await row in rows { return try decodeHead(row) }
         return nil
     }
@@ -55,7 +60,7 @@ extension PostgresStore {
     /// The stored head of `id` read through the pool (remembered as the head last seen, for appends).
     func storedHead(_ id: String) throws(StoreError) -> StoredHead? {
         let head: StoredHead? = try call { [client, logger] in
-            for try await row in try await client.query("SELECT \(unescaped: Self.headColumns) FROM list_head WHERE id = \(id)", logger: logger) {
+            for try await row in try await client.query(Self.headQuery(id), logger: logger) {
                 return try Self.decodeHead(row)
             }
             return nil

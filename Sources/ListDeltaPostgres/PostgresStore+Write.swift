@@ -36,12 +36,7 @@ extension PostgresStore {
             do {
                 let statement = AppendFunction.statement(write, next: next, base: base, announcement: announcement)
                 result = try direct { () throws(StoreError) in
-                    let rows = try appendConnections.rows(of: statement.query, seconds: configuration.timeoutSeconds)
-                    do {
-                        return try statement.decode(rows)
-                    } catch {
-                        throw StoreError(postgres: error)
-                    }
+                    try statement.result(of: appendConnections.rows(of: statement.query, seconds: configuration.timeoutSeconds))
                 }
             } catch {
                 // Whether it committed is unknown: the next write of this list reads its head first.
