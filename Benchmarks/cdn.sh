@@ -52,7 +52,7 @@ source Benchmarks/lib/workdir.sh
 ORIGIN_PORT="$(free_port)"
 CACHE_PORT="$(free_port)"
 mkdir -p "$WORK/data" "$WORK/nginx"
-LISTDELTA_DURABLE_SYNC=false LISTDELTA_MAX_CONNECTIONS=30000 LISTDELTA_LOG_LEVEL=warning \
+LISTDELTA_DURABLE_SYNC=false LISTDELTA_MAX_CONNECTIONS=30000 LISTDELTA_MAX_CONNECTIONS_PER_CLIENT=0 LISTDELTA_LOG_LEVEL=warning \
     "$LISTDELTA_BIN" serve --host 127.0.0.1 --port "$ORIGIN_PORT" --data "$WORK/data" >"$WORK/origin.log" 2>&1 &
 ORIGIN_PID=$!
 PIDS+=("$ORIGIN_PID")

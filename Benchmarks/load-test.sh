@@ -68,7 +68,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 URL="http://127.0.0.1:$PORT"
 mkdir -p "$TMP/data"
 start_server() {
-  LISTDELTA_MAX_QUEUED_REQUESTS=${SERVER_QUEUE:-1000} LISTDELTA_MAX_CONNECTIONS=20000 LISTDELTA_LOG_LEVEL=${LISTDELTA_LOG_LEVEL:-warning} \
+  LISTDELTA_MAX_QUEUED_REQUESTS=${SERVER_QUEUE:-1000} LISTDELTA_MAX_CONNECTIONS=20000 LISTDELTA_MAX_CONNECTIONS_PER_CLIENT=0 LISTDELTA_LOG_LEVEL=${LISTDELTA_LOG_LEVEL:-warning} \
     "$BIN" serve ${SERVER_CONFIG:+--config "$SERVER_CONFIG"} --host 127.0.0.1 --port "$PORT" --data "$TMP/data" --retention 100000 >>"$TMP/server.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 1 300); do

@@ -50,7 +50,7 @@ start() {
     local name=$1
     shift
     port=$(free_port)
-    LISTDELTA_CURSOR_SECONDS=3600 LISTDELTA_LOG_LEVEL=warning "$BIN" serve --host 127.0.0.1 --port "$port" --data "$work/$name" "$@" >"$work/$name.log" 2>&1 &
+    LISTDELTA_CURSOR_SECONDS=3600 LISTDELTA_MAX_CONNECTIONS_PER_CLIENT=0 LISTDELTA_LOG_LEVEL=warning "$BIN" serve --host 127.0.0.1 --port "$port" --data "$work/$name" "$@" >"$work/$name.log" 2>&1 &
     pid=$!
     pids+=("$pid")
     for _ in $(seq 1 300); do

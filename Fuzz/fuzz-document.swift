@@ -30,6 +30,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let served = JSONWriter.bytes(of: document.jsonValue)
     let reread = try! factory.makeDocument(from: try! JSONReader(maximumDepth: 80).read(served), listID: "fuzz", revision: 2)
     precondition(reread == document, "served document does not read back")
+    // The size a document is bounded by is the size it is served at.
+    precondition(document.compactJSONLength(upTo: .max) == served.count, "the counted size is not the served one")
+    precondition(document.compactJSONLength(upTo: served.count - 1) == nil, "the count does not stop past its limit")
     for (old, new) in [(base, document), (document.withRevision(1), base.withRevision(2))] {
         let diff = ListDiff(from: old, to: new)
         let applied = try! diff.apply(to: old)

@@ -25,12 +25,16 @@ struct CORSPolicy: Sendable {
         return allowedOrigins.contains(origin) ? origin : nil
     }
 
-    /// Calls `add` with each header of an actual (non-preflight) response, if CORS applies.
+    /// Whether answers differ by the request's `Origin`: with an allow-list (not `*`, not off), so every answer
+    /// says `Vary: Origin`, with or without an `Origin`, and no shared cache hands one origin's copy to another.
+    var variesByOrigin: Bool { !allowedOrigins.isEmpty && !allowedOrigins.contains("*") }
+
+    /// Calls `add` with each CORS header of an actual (non-preflight) response.
     func forEachResponseHeader(origin: String?, _ add: (String, String) -> Void) {
+        if variesByOrigin { add("Vary", "Origin") }
         guard let allow = allowOrigin(for: origin) else { return }
         add("Access-Control-Allow-Origin", allow)
         if !exposeHeaders.isEmpty { add("Access-Control-Expose-Headers", exposeHeaders) }
-        if allow != "*" { add("Vary", "Origin") }
     }
 
     /// The 204 answer to a preflight `OPTIONS` request, or `nil` when it is not one (or the origin is refused).

@@ -9,8 +9,9 @@ import CLibevent
 /// (see `Connection+ErrorPages.swift`).
 ///
 /// Watch states, each costing no callback on the usual path:
-/// - idle: the input watch is on (the first byte of a request starts its deadline), the output watch off;
-/// - receiving: the input watch off, the output watch on (anything written now comes from evhttp itself);
+/// - idle: the input watch is on (the first byte of a request starts its deadlines), the output watch off;
+/// - receiving: the output watch on (anything written now comes from evhttp itself), and the input watch on
+///   until the head's end arrived (usually with the first bytes, so at once off);
 /// - answering: both off (the output is ours).
 final class Connection {
     unowned let loop: EventLoop
@@ -27,6 +28,10 @@ final class Connection {
     var current: RequestContext?
     /// When the first byte of the request being received arrived (monotonic ns); `nil` while idle or answering.
     private(set) var receivingSince: UInt64?
+    /// Where the head of the request being received ends, found as its bytes arrive.
+    private var head = RequestHeadScanner()
+    /// The client it counts against (``HTTPServerConfiguration/maxConnectionsPerClient``), once admitted.
+    var client: ClientKey?
     private var inputWatch: OpaquePointer?
     private var outputWatch: OpaquePointer?
     /// Where evhttp's error page being written starts in the output, if one is (see `Connection+ErrorPages`).
@@ -62,9 +67,9 @@ final class Connection {
     /// Adds the input and output watches (idle state); called by the accept hook.
     func startWatching() {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        inputWatch = evbuffer_add_cb(bufferevent_get_input(bufferEvent), { _, info, arg in
-            guard let info, info.pointee.n_added > 0, let arg else { return }
-            Unmanaged<Connection>.fromOpaque(arg).takeUnretainedValue().requestBegan()
+        inputWatch = evbuffer_add_cb(bufferevent_get_input(bufferEvent), { buffer, info, arg in
+            guard let buffer, let info, info.pointee.n_added > 0, let arg else { return }
+            Unmanaged<Connection>.fromOpaque(arg).takeUnretainedValue().inputGrew(buffer, added: info.pointee.n_added)
         }, me)
         outputWatch = evbuffer_add_cb(bufferevent_get_output(bufferEvent), { buffer, info, arg in
             guard let buffer, let info, info.pointee.n_added > 0, let arg else { return }
@@ -100,18 +105,62 @@ final class Connection {
             current = nil
             request.clientClosed()
         }
+        if let client {
+            self.client = nil
+            loop.context.clients.release(client)
+        }
         loop.forget(self)
     }
 
     // MARK: - Request states
 
-    private func requestBegan() {
-        guard receivingSince == nil, current == nil else { return }
-        receivingSince = Clock.nanoseconds()
-        setWatches(input: false, output: true)
+    /// Bytes arrived: the first of a request start its clocks; later ones are read for the head's end.
+    private func inputGrew(_ buffer: OpaquePointer, added: Int) {
+        if receivingSince == nil {
+            guard current == nil else { return }
+            beginReceiving(buffer)
+        } else if !head.isComplete {
+            let length = evbuffer_get_length(buffer)
+            scanHead(buffer, from: length - min(added, length))
+        }
     }
 
-    /// evhttp read a whole request and hands it to us: its deadline ends and the output is ours.
+    /// The first bytes of a request (all of `buffer`) arrived: its clocks start, and its head is looked for.
+    private func beginReceiving(_ buffer: OpaquePointer) {
+        receivingSince = Clock.nanoseconds()
+        head = RequestHeadScanner()
+        scanHead(buffer, from: 0)
+    }
+
+    /// Reads `buffer` from `offset` on for the head's end; the input watch stays on until it is found.
+    private func scanHead(_ buffer: OpaquePointer, from offset: Int) {
+        var position = evbuffer_ptr()
+        if evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 {
+            let count = evbuffer_get_length(buffer) - offset
+            var chunks = [iovec](repeating: iovec(), count: 8)
+            var needed = Int(evbuffer_peek(buffer, count, &position, &chunks, Int32(chunks.count)))
+            if needed > chunks.count {
+                chunks = [iovec](repeating: iovec(), count: needed)
+                needed = Int(evbuffer_peek(buffer, count, &position, &chunks, Int32(chunks.count)))
+            }
+            var left = count
+            for chunk in chunks.prefix(needed) where left > 0 && !head.isComplete {
+                let length = min(chunk.iov_len, left)
+                head.scan(UnsafeRawBufferPointer(start: chunk.iov_base, count: length))
+                left -= length
+            }
+        }
+        setWatches(input: !head.isComplete, output: true)
+    }
+
+    /// Whether the head of the request being received has been arriving for longer than `limit` (monotonic ns)
+    /// without its end.
+    func headIsLate(now: UInt64, limit: UInt64) -> Bool {
+        guard let since = receivingSince, !head.isComplete else { return false }
+        return now &- since > limit
+    }
+
+    /// evhttp read a whole request and hands it to us: its deadlines end and the output is ours.
     func dispatched() {
         receivingSince = nil
         setWatches(input: false, output: false)
@@ -121,9 +170,9 @@ final class Connection {
     /// next (pipelined) request's bytes are already buffered.
     func requestFinished() {
         current = nil
-        if evbuffer_get_length(bufferevent_get_input(bufferEvent)) > 0 {
-            receivingSince = Clock.nanoseconds()
-            setWatches(input: false, output: true)
+        let input = bufferevent_get_input(bufferEvent)
+        if let input, evbuffer_get_length(input) > 0 {
+            beginReceiving(input)
         } else {
             receivingSince = nil
             setWatches(input: true, output: false)
@@ -151,16 +200,31 @@ final class Connection {
 
     // MARK: - Ending
 
-    /// Ends a connection whose request did not arrive within the deadline: a best-effort 408 problem, then close.
-    func abandonLateRequest() {
+    /// Ends a connection whose request (or its head) did not arrive within its deadline: a best-effort 408
+    /// problem saying which, then close.
+    func abandonLateRequest(_ detail: String) {
         guard let evcon else { return }
-        let fd = bufferevent_getfd(bufferEvent)
-        if fd >= 0, evbuffer_get_length(bufferevent_get_output(bufferEvent)) == 0 {
-            let problem = ProblemDetails(
-                status: 408, detail: "The request did not arrive within \(loop.context.configuration.requestTimeoutSeconds) s.")
-            POSIX.sendNow(fd: fd, loop.rawProblemResponse(problem, version: "HTTP/1.1"))
-        }
+        sendProblemNow(ProblemDetails(status: 408, detail: detail))
         evhttp_connection_free(evcon)  // runs the close callback
+    }
+
+    /// Refuses a connection its client may not open (over ``HTTPServerConfiguration/maxConnectionsPerClient``):
+    /// a best-effort 429 problem with `Retry-After`, then close, before it is bound to a request.
+    func refuseOverClientLimit() {
+        sendProblemNow(
+            ProblemDetails(
+                status: 429,
+                detail: "Too many connections from your address: at most \(loop.context.clients.limit) at once. Reuse a connection."),
+            headers: [("Retry-After", "1")])
+        close()
+    }
+
+    /// Writes a `Connection: close` problem answer straight to the socket, past evhttp, when nothing else waits in
+    /// the output.
+    private func sendProblemNow(_ problem: ProblemDetails, headers: [(String, String)] = []) {
+        let fd = bufferevent_getfd(bufferEvent)
+        guard fd >= 0, evbuffer_get_length(bufferevent_get_output(bufferEvent)) == 0 else { return }
+        POSIX.sendNow(fd: fd, loop.rawProblemResponse(problem, version: "HTTP/1.1", headers: headers))
     }
 
     /// Ends the connection once the answer to `req` is written. evhttp keeps a CONNECT's connection open (for a

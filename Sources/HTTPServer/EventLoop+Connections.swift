@@ -1,4 +1,5 @@
 import CLibevent
+import Metrics
 import Synchronization
 
 /// Accepting, counting and sweeping connections (see ``Connection``).
@@ -28,9 +29,13 @@ extension EventLoop {
             bufferevent_getcb(bev, nil, nil, nil, &evcon)
             if let evcon {
                 let fd = bufferevent_getfd(bev)
-                if fd >= 0 { POSIX.disableNagle(fd: Int32(fd)) }
                 connection.bind(OpaquePointer(evcon))
-                if connection.overHardCap { connection.close() }
+                if connection.overHardCap {
+                    connection.close()
+                } else if fd >= 0 {
+                    POSIX.disableNagle(fd: Int32(fd))
+                    admitClient(connection, fd: Int32(fd))
+                }
             } else {
                 // evhttp failed to set it up and closed the socket itself: the bufferevent must not close that
                 // descriptor number again when it is freed (it may belong to a newer connection by now).
@@ -39,6 +44,19 @@ extension EventLoop {
                 forget(connection)
             }
             bufferevent_decref(bev)
+        }
+    }
+
+    /// Counts `connection` against its client's limit, or refuses it (429, closed) when the client is at it.
+    private func admitClient(_ connection: Connection, fd: Int32) {
+        let clients = context.clients
+        guard clients.limit > 0, let client = POSIX.peerClient(fd: fd) else { return }
+        if clients.admit(client) {
+            connection.client = client
+        } else {
+            context.refusedClientConnections.add(1, ordering: .relaxed)
+            context.refusedClientConnectionsCounter.increment()
+            connection.refuseOverClientLimit()
         }
     }
 
@@ -87,22 +105,29 @@ extension EventLoop {
         return connection
     }
 
-    /// Once a second: ends connections whose request has been arriving for longer than the request deadline
-    /// (a client trickling bytes restarts the idle timeout with each one, but not this clock).
+    /// Once a second: ends connections whose request head has been arriving for longer than the head deadline,
+    /// or whose whole request for longer than the request deadline (a client trickling bytes restarts the idle
+    /// timeout with each one, but not these clocks).
     func sweepLateRequests() {
         let now = Clock.nanoseconds()
-        let limit = UInt64(context.configuration.requestTimeoutSeconds) * 1_000_000_000
-        var late: [Connection] = []
+        let configuration = context.configuration
+        let requestLimit = UInt64(configuration.requestTimeoutSeconds) * 1_000_000_000
+        let headLimit = UInt64(configuration.headerTimeoutSeconds) * 1_000_000_000
+        var late: [(Connection, String)] = []
         for connection in connections.values {
-            guard let since = connection.receivingSince, now &- since > limit else { continue }
+            guard let since = connection.receivingSince else { continue }
+            let lateHead = connection.headIsLate(now: now, limit: headLimit)
+            guard lateHead || now &- since > requestLimit else { continue }
             // Bytes of a next request can arrive while our last answer is still being sent (libevent keeps
             // reading then); that request's clock starts once the answer is out.
             if connection.isSendingAnswer {
                 connection.restartRequestClock(at: now)
+            } else if lateHead {
+                late.append((connection, "The request's head did not arrive within \(configuration.headerTimeoutSeconds) s."))
             } else {
-                late.append(connection)
+                late.append((connection, "The request did not arrive within \(configuration.requestTimeoutSeconds) s."))
             }
         }
-        for connection in late { connection.abandonLateRequest() }
+        for (connection, detail) in late { connection.abandonLateRequest(detail) }
     }
 }

@@ -45,6 +45,12 @@ extension EventLoop {
         // libevent never reads a HEAD body either: one that was sent would be read as the next request, so the
         // connection ends with this answer.
         if method == .HEAD, Self.declaresBody(headers) { context.closesConnection = true }
+        if let framing = Self.ambiguousFraming(headers) {
+            // libevent read the body by one reading of the framing; a proxy in front may have read another, so
+            // nothing after it on this connection can be trusted to be a request.
+            context.closesConnection = true
+            return context.send(ProblemDetails(status: 400, detail: framing).response())
+        }
         let maxURILength = self.context.configuration.maxURILength
         if uri.utf8.count > maxURILength {
             return context.send(ProblemDetails(status: 414, detail: "The request target exceeds \(maxURILength) bytes.").response())
@@ -55,7 +61,7 @@ extension EventLoop {
         if bodyLength > maxBodySize {
             return context.send(ProblemDetails(status: 413, detail: "The body exceeds \(maxBodySize) bytes.").response())
         }
-        var query: [String: String] = [:]
+        var query = PercentDecoding.Query()
         if shape.hasQuery {
             let rest = uri[uri.index(after: pathEnd)...]
             let queryText = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
@@ -85,7 +91,8 @@ extension EventLoop {
             coding = .gzip
         }
         var request = HTTPRequest(
-            method: method, path: path, rawPath: uri, query: query, headers: headers, body: body, bodyCoding: coding,
+            method: method, path: path, rawPath: uri, query: query.parameters, repeatedQueryNames: query.repeatedNames,
+            headers: headers, body: body, bodyCoding: coding,
             inflatedBodyLimit: self.context.configuration.maxInflatedBodySize, remoteAddress: connection.remoteAddress)
         if method == .OPTIONS, let preflight = self.context.cors.preflight(request) {
             return context.send(preflight)
@@ -127,6 +134,26 @@ extension EventLoop {
         if headers.contains("Transfer-Encoding") { return true }
         guard let length = headers["Content-Length"] else { return false }
         return length.trimmingSpaces() != "0"
+    }
+
+    /// Why the body's framing is ambiguous (RFC 9112 §6.3), or `nil`: `Content-Length` given with different values
+    /// (libevent would take the first), or beside `Transfer-Encoding` (libevent would take the latter).
+    static func ambiguousFraming(_ headers: HTTPHeaders) -> String? {
+        var length: String?
+        var hasTransferEncoding = false
+        for field in headers {
+            if HTTPHeaders.equalsIgnoringCase(field.name, "Transfer-Encoding") {
+                hasTransferEncoding = true
+            } else if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
+                for value in field.value.split(separator: ",") {
+                    let value = String(value.trimmingSpaces())
+                    if let known = length, known != value { return "The request has conflicting Content-Length values." }
+                    length = value
+                }
+            }
+        }
+        if hasTransferEncoding, length != nil { return "The request has both Transfer-Encoding and Content-Length." }
+        return nil
     }
 
     /// The header fields the server itself reads (the first of each), found in one pass.

@@ -272,15 +272,17 @@ extension EventLoop {
         for connection in batch { connection.rewriteErrorPage() }
     }
 
-    /// A complete `Connection: close` response carrying `problem`, for answers written past evhttp (its error
-    /// pages, late requests).
-    func rawProblemResponse(_ problem: ProblemDetails, version: String) -> [UInt8] {
+    /// A complete `Connection: close` response carrying `problem` (with `headers` and the server's default
+    /// fields), for answers written past evhttp (its error pages, late requests, refused connections).
+    func rawProblemResponse(_ problem: ProblemDetails, version: String, headers: [(String, String)] = []) -> [UInt8] {
         let body = problem.jsonBytes
         var head = "\(version) \(problem.status) \(HTTPStatus.reasonPhrase(problem.status))\r\n"
         head += "Content-Type: application/problem+json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         head += "Date: \(date.current())\r\n"
-        let serverName = context.configuration.serverName
-        if !serverName.isEmpty { head += "Server: \(serverName)\r\n" }
+        let configuration = context.configuration
+        if !configuration.serverName.isEmpty { head += "Server: \(configuration.serverName)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        for (name, value) in configuration.defaultResponseHeaders { head += "\(name): \(value)\r\n" }
         return Array((head + "\r\n").utf8) + body
     }
 }

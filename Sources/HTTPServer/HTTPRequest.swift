@@ -18,6 +18,8 @@ public struct HTTPRequest: Sendable {
     public var pathParameters: [String: String]
     /// Query parameters, percent-decoded, `+` read as a space; the last value of a repeated name wins.
     public let query: [String: String]
+    /// The query parameter names given more than once (usually none), for handlers that refuse them.
+    public let repeatedQueryNames: [String]
     /// The request headers in received order.
     public let headers: HTTPHeaders
     /// The body as it arrived: still compressed when ``bodyCoding`` is `.gzip` (read it with ``decodedBody()``).
@@ -32,7 +34,7 @@ public struct HTTPRequest: Sendable {
     /// Creates a request (the server does this; tests and apps may too).
     public init(
         method: HTTPMethod, path: String, rawPath: String, pathParameters: [String: String] = [:],
-        query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        query: [String: String] = [:], repeatedQueryNames: [String] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
         bodyCoding: BodyCoding = .identity, inflatedBodyLimit: Int = 8 << 20, remoteAddress: String = ""
     ) {
         self.method = method
@@ -40,6 +42,7 @@ public struct HTTPRequest: Sendable {
         self.rawPath = rawPath
         self.pathParameters = pathParameters
         self.query = query
+        self.repeatedQueryNames = repeatedQueryNames
         self.headers = headers
         self.body = body
         self.bodyCoding = bodyCoding
@@ -52,10 +55,16 @@ public struct HTTPRequest: Sendable {
     /// - Throws: A 413 problem when the inflated body would exceed ``inflatedBodyLimit`` (no more memory is
     ///   used than that), a 400 problem for a corrupt gzip body.
     /// - Complexity: O(*m*) in the inflated size.
-    public func decodedBody() throws(ProblemDetails) -> [UInt8] {
-        guard bodyCoding == .gzip else { return body }
+    /// - Parameter limit: a lower bound than ``inflatedBodyLimit`` for this body, if the handler has one; a plain
+    ///   body over it is refused alike.
+    public func decodedBody(limit: Int? = nil) throws(ProblemDetails) -> [UInt8] {
+        let limit = min(limit ?? inflatedBodyLimit, inflatedBodyLimit)
+        guard bodyCoding == .gzip else {
+            guard body.count <= limit else { throw ProblemDetails(status: 413, detail: "The body exceeds \(limit) bytes.") }
+            return body
+        }
         do {
-            return try Gzip.inflate(body, limit: inflatedBodyLimit)
+            return try Gzip.inflate(body, limit: limit)
         } catch .tooLarge(let limit) {
             throw ProblemDetails(status: 413, detail: "The inflated body exceeds \(limit) bytes.")
         } catch {

@@ -47,6 +47,14 @@ public final class HTTPServer: Sendable {
     /// Connections open now, counted from accept (those beyond the hard cap included until they are closed).
     public var openConnections: Int { context.connectionCount.load(ordering: .relaxed) }
 
+    /// Connections refused since the start because their client had
+    /// ``HTTPServerConfiguration/maxConnectionsPerClient`` open already.
+    public var refusedClientConnections: Int { context.refusedClientConnections.load(ordering: .relaxed) }
+
+    /// Streams ended since the start because their client fell more than ``HTTPServerConfiguration/maxOutputBytes``
+    /// behind.
+    public var overflowedStreams: Int { context.overflowedStreams.load(ordering: .relaxed) }
+
     /// Called once by ``shutdown()`` after the listeners stopped, so the app can end its parked requests and
     /// streams. Set it before ``start()``.
     public var onShutdown: (@Sendable () -> Void)? {

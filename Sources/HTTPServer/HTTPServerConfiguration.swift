@@ -35,8 +35,26 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection is closed. The default is 60.
     public var requestTimeoutSeconds = 60
 
+    /// Connections one client (one peer address; IPv6 peers by their /64 network) may have open at once,
+    /// loopback peers included. A connection beyond it is answered at once with a 429 problem and closed, and is
+    /// never counted against ``maxConnections``. `nil` (the default) is an eighth of ``maxConnections`` (at least
+    /// 1); 0 turns the limit off (behind a proxy, whose one address every client shares: use the proxy's own
+    /// per-client limits there).
+    public var maxConnectionsPerClient: Int?
+    /// The deadline for a request's head (request line and header fields) from its first byte, in seconds: a
+    /// client that trickles its head is answered 408 and its connection closed. The body then has the rest of
+    /// ``requestTimeoutSeconds``. The default is 10.
+    public var headerTimeoutSeconds = 10
+    /// The most bytes an answer may leave waiting in a connection's output for a client that does not read: an
+    /// event stream whose next chunk would pass it is ended (its client resumes with `Last-Event-ID`). One chunk
+    /// larger than this is still sent whole when nothing else waits. The default is 8 MiB.
+    public var maxOutputBytes = 8 * 1024 * 1024
+
     /// The most connections kept open: ``maxConnections`` plus an eighth (at least 16) for answering 503.
     public var connectionHardCap: Int { maxConnections + max(16, maxConnections / 8) }
+
+    /// ``maxConnectionsPerClient`` as enforced: 0 when off.
+    public var connectionsPerClientInForce: Int { maxConnectionsPerClient ?? max(1, maxConnections / 8) }
 
     // MARK: - Encoding and CORS
 
@@ -70,6 +88,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var responseHeadWriting = ResponseHeadWriting.singleEntry
     /// The `Server` header value; empty (the default) omits it, one header line less per response.
     public var serverName = ""
+    /// Fields every answer carries (security headers such as `X-Content-Type-Options`), each unless the answer
+    /// sets a field of that name itself (a page sets its own `Content-Security-Policy`). Problem answers written
+    /// past evhttp (408, 429) carry them too. The default is none.
+    public var defaultResponseHeaders: [(name: String, value: String)] = []
 
     /// Creates the default configuration.
     public init() {}
@@ -84,6 +106,9 @@ public struct HTTPServerConfiguration: Sendable {
         if maxConnections < 1 { throw .invalidConfiguration("maxConnections") }
         if timeoutSeconds < 1 { throw .invalidConfiguration("timeoutSeconds") }
         if requestTimeoutSeconds < 1 { throw .invalidConfiguration("requestTimeoutSeconds") }
+        if headerTimeoutSeconds < 1 { throw .invalidConfiguration("headerTimeoutSeconds") }
+        if let perClient = maxConnectionsPerClient, perClient < 0 { throw .invalidConfiguration("maxConnectionsPerClient") }
+        if maxOutputBytes < 1024 { throw .invalidConfiguration("maxOutputBytes") }
         if shutdownGraceSeconds < 0 { throw .invalidConfiguration("shutdownGraceSeconds") }
         if drainSeconds < 0 { throw .invalidConfiguration("drainSeconds") }
     }

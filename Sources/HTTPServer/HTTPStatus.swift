@@ -30,6 +30,7 @@ public enum HTTPStatus {
         case 413: "Content Too Large"
         case 414: "URI Too Long"
         case 415: "Unsupported Media Type"
+        case 421: "Misdirected Request"
         case 422: "Unprocessable Content"
         case 428: "Precondition Required"
         case 429: "Too Many Requests"

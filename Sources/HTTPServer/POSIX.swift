@@ -138,3 +138,29 @@ extension POSIX {
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 }
+
+extension POSIX {
+    /// The client a connected socket's peer is (see ``ClientKey``); `nil` for a socket that is not IPv4 or IPv6.
+    static func peerClient(fd: Int32) -> ClientKey? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard got == 0 else { return nil }
+        let family = storage.ss_family
+        return withUnsafePointer(to: &storage) { pointer -> ClientKey? in
+            if family == sa_family_t(AF_INET) {
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    ClientKey(ipv4: UInt32(bigEndian: $0.pointee.sin_addr.s_addr))
+                }
+            }
+            if family == sa_family_t(AF_INET6) {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    withUnsafeBytes(of: address.pointee.sin6_addr) { ClientKey(ipv6: $0) }
+                }
+            }
+            return nil
+        }
+    }
+}

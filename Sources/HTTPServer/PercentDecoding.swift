@@ -35,17 +35,28 @@ enum PercentDecoding {
         }
     }
 
-    /// Parses `a=1&b=x+y&flag`: names and values percent-decoded, `+` is a space, the last value wins.
-    /// - Returns: The parameters, or `nil` when any component is malformed.
+    /// A parsed query: each name's last value, and the names given more than once.
+    struct Query: Equatable {
+        var parameters: [String: String] = [:]
+        /// Names that occurred more than once, in the order of their second occurrence.
+        var repeatedNames: [String] = []
+    }
+
+    /// Parses `a=1&b=x+y&flag`: names and values percent-decoded, `+` is a space, the last value wins (and a
+    /// repeated name is noted).
+    /// - Returns: The query, or `nil` when any component is malformed.
     /// - Complexity: O(*n*), where *n* is the query length.
-    static func parseQuery(_ query: Substring) -> [String: String]? {
-        var result: [String: String] = [:]
+    static func parseQuery(_ query: Substring) -> Query? {
+        var result = Query()
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = decode(parts[0], plusIsSpace: true) else { return nil }
             let value = parts.count > 1 ? decode(parts[1], plusIsSpace: true) : ""
             guard let value else { return nil }
-            if !name.isEmpty { result[name] = value }
+            guard !name.isEmpty else { continue }
+            if result.parameters.updateValue(value, forKey: name) != nil, !result.repeatedNames.contains(name) {
+                result.repeatedNames.append(name)
+            }
         }
         return result
     }

@@ -22,13 +22,39 @@ public struct ProblemDetails: Sendable, Error {
     /// Extension members such as `"current": 5` or `"pointer": "/a"`, written sorted by key.
     public var extra: [String: ProblemValue]
 
-    /// Creates problem details.
+    /// The most UTF-8 bytes of ``detail`` and of each string in ``extra``: what a problem echoes of a request (a
+    /// member name, a pointer, a value) is cut to this, so that answering a large bad request costs no more than
+    /// reading it.
+    public static let maximumTextBytes = 1_024
+
+    /// Creates problem details; ``detail`` and the strings of `extra` are cut to ``maximumTextBytes``.
     public init(status: Int, title: String, detail: String, type: String = "about:blank", extra: [String: ProblemValue] = [:]) {
         self.status = status
         self.title = title
-        self.detail = detail
+        self.detail = Self.bounded(detail)
         self.type = type
-        self.extra = extra
+        self.extra = extra.mapValues { value in
+            guard case .string(let text) = value else { return value }
+            return .string(Self.bounded(text))
+        }
+    }
+
+    /// `text` cut to at most ``maximumTextBytes`` UTF-8 bytes on a character boundary, with `…` where it was cut.
+    /// - Complexity: O(*n*) in the bytes kept.
+    public static func bounded(_ text: String) -> String {
+        guard text.utf8.count > maximumTextBytes else { return text }
+        let ellipsis = "…"
+        let budget = maximumTextBytes - ellipsis.utf8.count
+        var end = text.startIndex
+        var used = 0
+        for index in text.indices {
+            let next = text.index(after: index)
+            let length = text.utf8.distance(from: index, to: next)
+            guard used + length <= budget else { break }
+            used += length
+            end = next
+        }
+        return String(text[..<end]) + ellipsis
     }
 
     /// Creates problem details whose title is the status' reason phrase.

@@ -1,4 +1,5 @@
 import CLibevent
+import Metrics
 import Glibc
 import Logging
 import Synchronization
@@ -33,6 +34,8 @@ final class RequestContext: @unchecked Sendable {
     private var connection: Connection?
     private(set) var isStreaming = false
     private var bytesSent = 0
+    /// Set once a stream's client fell so far behind that the stream is being ended.
+    private var overflowed = false
     private var disconnectWatch: OpaquePointer?
     private var timeoutRaised = false
     private var status = 0
@@ -124,7 +127,7 @@ final class RequestContext: @unchecked Sendable {
         if vary { head.addServerField("Vary", "Accept-Encoding") }
         if gzipped { head.addServerField("Content-Encoding", "gzip") }
         if !body.isEmpty, !hasContentType { head.addServerField("Content-Type", "application/json") }
-        addCommonHeaders(&head, cors: !hasCORS)
+        addCommonHeaders(&head, setByResponse: response.headers, cors: !hasCORS)
         head.install()
         closeIfNeeded(output)
         if writesLength { Self.addLengthHeader(output, body.count, writing: loop.context.headWriting) }
@@ -165,13 +168,18 @@ final class RequestContext: @unchecked Sendable {
         send(response)
     }
 
-    /// `Server` and CORS (unless the response has its own, as a preflight answer does).
-    private func addCommonHeaders(_ head: inout ResponseHead, cors: Bool = true) {
+    /// `Server`, the default fields the response does not set itself, and CORS (unless the response has its own,
+    /// as a preflight answer does).
+    private func addCommonHeaders(_ head: inout ResponseHead, setByResponse fields: HTTPHeaders, cors: Bool = true) {
         let context = loop.context
-        if !context.configuration.serverName.isEmpty {
-            head.add("Server", context.configuration.serverName)
+        let configuration = context.configuration
+        if !configuration.serverName.isEmpty {
+            head.add("Server", configuration.serverName)
         }
-        if cors, origin != nil {
+        for (name, value) in configuration.defaultResponseHeaders where !fields.contains(name) {
+            head.add(name, value)
+        }
+        if cors {
             context.cors.forEachResponseHeader(origin: origin) { name, value in head.add(name, value) }
         }
     }
@@ -213,7 +221,7 @@ final class RequestContext: @unchecked Sendable {
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
         var head = ResponseHead(into: output, date: loop.date.current(), writing: loop.context.headWriting, keepsContentLength: true)
         for (name, value) in headers { head.add(name, value) }
-        addCommonHeaders(&head)
+        addCommonHeaders(&head, setByResponse: headers)
         head.install()
         closeIfNeeded(output)
         Self.dropKeepAlive(req)
@@ -234,13 +242,30 @@ final class RequestContext: @unchecked Sendable {
 
     func writeChunk(_ bytes: [UInt8]) {
         loop.assertInLoop()
-        guard isStreaming, !isClosed, let req, !bytes.isEmpty, let buffer = loop.chunkBuffer else { return }
+        guard isStreaming, !isClosed, !overflowed, let req, !bytes.isEmpty, let buffer = loop.chunkBuffer else { return }
         // A HEAD, 204 or 304 stream has no body: libevent would leave the bytes in the loop's shared buffer.
         guard !isHead, status != 204, status != 304 else { return }
+        if let connection, outputWouldOverflow(connection, adding: bytes.count) {
+            // The client does not read what it was sent: end the stream rather than hold its events in memory
+            // (an event stream's client resumes with Last-Event-ID).
+            overflowed = true
+            loop.context.overflowedStreams.add(1, ordering: .relaxed)
+            loop.context.overflowedStreamsCounter.increment()
+            loop.closeSoon(connection)
+            return
+        }
         bytes.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
         evhttp_send_reply_chunk(req, buffer)
         evbuffer_drain(buffer, evbuffer_get_length(buffer))
         bytesSent += bytes.count
+    }
+
+    /// Whether `count` more bytes would leave more than ``HTTPServerConfiguration/maxOutputBytes`` waiting in the
+    /// connection's output (one chunk larger than the bound alone still goes).
+    private func outputWouldOverflow(_ connection: Connection, adding count: Int) -> Bool {
+        guard let output = bufferevent_get_output(connection.bufferEvent) else { return false }
+        let waiting = evbuffer_get_length(output)
+        return waiting > 0 && waiting + count > loop.context.configuration.maxOutputBytes
     }
 
     func finishStream() {

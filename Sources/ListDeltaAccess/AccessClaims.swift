@@ -14,9 +14,15 @@ struct AccessClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     /// The grant these claims make at `now`, with `leeway` seconds of tolerance for `nbf` and `iat`.
+    /// - Parameter maximumLifetime: the most seconds from `iat` (or from `now`, without one) to `exp`.
     /// - Throws: ``AccessError/rejected(_:)`` naming the first rule broken.
-    func grant(now: Double, leeway: Double, maximumPatterns: Int) throws(AccessError) -> Grant {
+    func grant(now: Double, leeway: Double, maximumPatterns: Int, maximumLifetime: Double) throws(AccessError) -> Grant {
         guard let exp else { throw .rejected("it has no exp claim") }
+        let expiresAt = exp.value.timeIntervalSince1970
+        let issuedAt = iat.map { min($0.value.timeIntervalSince1970, now) } ?? now
+        guard expiresAt.isFinite, expiresAt - issuedAt <= maximumLifetime else {
+            throw .rejected("it lives longer than \(Int(maximumLifetime)) s (exp - iat): mint shorter-lived tokens")
+        }
         guard let scopeText = scope else { throw .rejected("it has no scope claim (read or write)") }
         guard let scope = Grant.Scope(rawValue: scopeText) else {
             throw .rejected("its scope must be \"read\" or \"write\", not \"\(scopeText.prefix(20))\"")
@@ -32,7 +38,7 @@ struct AccessClaims: JWTPayload {
         }
         if let iat, iat.value.timeIntervalSince1970 > now + leeway { throw .rejected("it was issued in the future (iat)") }
         let grant = Grant(
-            scope: scope, patterns: patterns, expiresAt: exp.value.timeIntervalSince1970,
+            scope: scope, patterns: patterns, expiresAt: expiresAt,
             notBefore: nbf.map { $0.value.timeIntervalSince1970 - leeway })
         try grant.checkTime(at: now)
         return grant

@@ -16,6 +16,9 @@ public final class TokenVerifier: Sendable {
     public let leeway: Double
     /// The most patterns a token's `lists` may hold.
     public let maximumPatterns: Int
+    /// The longest a scoped token may live, in seconds: from its `iat` (or from when it is first seen, without
+    /// one) to its `exp`.
+    public let maximumLifetimeSeconds: Double
     /// The longest token accepted, in bytes.
     public static let maximumTokenBytes = 8 * 1024
 
@@ -23,13 +26,17 @@ public final class TokenVerifier: Sendable {
     ///   - staticTokens: tokens that grant everything (`writeTokens`).
     ///   - keys: the keys scoped tokens are checked with; ``VerificationKeys/none`` refuses every JWT.
     ///   - cacheLimit: the most verified tokens remembered.
+    ///   - maximumLifetimeSeconds: the longest a scoped token may live (``maximumLifetimeSeconds``); 24 hours by
+    ///     default.
     public init(
-        staticTokens: [String], keys: VerificationKeys, leeway: Double = 30, maximumPatterns: Int = 256, cacheLimit: Int = 10_000
+        staticTokens: [String], keys: VerificationKeys, leeway: Double = 30, maximumPatterns: Int = 256, cacheLimit: Int = 10_000,
+        maximumLifetimeSeconds: Double = 86_400
     ) {
         self.staticTokens = staticTokens.map { Array($0.utf8) }
         self.keys = keys
         self.leeway = leeway
         self.maximumPatterns = maximumPatterns
+        self.maximumLifetimeSeconds = maximumLifetimeSeconds
         cache = GrantCache(limit: cacheLimit)
     }
 
@@ -89,7 +96,7 @@ public final class TokenVerifier: Sendable {
         let signingInput = bytes[..<(bytes.lastIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex)]
         let verified = candidates.contains { key in (try? key.algorithm.verify(signature, signs: signingInput)) == true }
         guard verified else { throw .rejected("its signature does not verify") }
-        return try claims.grant(now: now, leeway: leeway, maximumPatterns: maximumPatterns)
+        return try claims.grant(now: now, leeway: leeway, maximumPatterns: maximumPatterns, maximumLifetime: maximumLifetimeSeconds)
     }
 
     private func isStaticToken(_ token: String) -> Bool {

@@ -13,6 +13,8 @@ public enum EngineError: Error, Sendable {
     case preconditionFailed(current: Int?, detail: String)
     /// A written document breaks a rule of the document format.
     case unprocessable(DocumentError)
+    /// A written document would be larger than a list may hold (``DocumentLimits/maximumDocumentBytes``).
+    case tooLarge(String)
     /// The store cannot be reached now; a retry may succeed.
     case unavailable(String)
     /// A bound of the store would be exceeded.

@@ -153,6 +153,10 @@ extension ListRepository {
     ) throws(EngineError) -> WriteOutcome? {
         let id = writeBase.id
         let (live, previous, nextRevision) = (writeBase.live, writeBase.previous, writeBase.nextRevision)
+        let maximumBytes = documentLimits.maximumDocumentBytes
+        guard next.compactJSONLength(upTo: maximumBytes) != nil else {
+            throw .tooLarge("the document would be larger than \(maximumBytes) bytes of JSON, the most a list may hold")
+        }
         let base = previous ?? .empty(id: id)
         let diff = ListDiff(from: base, to: next)
         // The diff replays every change of the sections (the stored deltas rely on it), so an empty one with the

@@ -49,6 +49,10 @@ public final class ListDeltaApp: Sendable {
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: configuration.responseHead) ?? .plain
         http.drainSeconds = configuration.drainSeconds
+        http.maxConnectionsPerClient = configuration.maxConnectionsPerClient
+        http.headerTimeoutSeconds = configuration.headerTimeoutSeconds
+        http.maxOutputBytes = configuration.maxOutputBytes
+        http.defaultResponseHeaders = SecurityHeaders.defaults
         server = HTTPServer(configuration: http, router: service.router, logger: logger)
         server.onDrain = { service.beginDraining() }
         server.onShutdown = { service.shutdown() }

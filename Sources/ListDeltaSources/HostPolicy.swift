@@ -77,29 +77,37 @@ public struct HostPolicy: Sendable, Equatable {
     }
 
     /// Checks a host and the addresses it resolved to.
-    /// - Throws: `SourceFetchError.refusedHost` naming the first address refused.
+    /// - Throws: ``refusal(of:)`` when an address is refused or there is none.
     public func check(host: String, addresses: [IPAddress]) throws(SourceFetchError) {
         if allowsByName(host) { return }
-        guard !addresses.isEmpty else { throw SourceFetchError(.network, "\(host) resolved to no address") }
-        // The address a name resolved to is not told (that would look up internal names for whoever asks).
-        for address in addresses where !allows(address) {
-            let what = IPAddress(host) != nil ? "\(host) is not an address" : "\(host) resolves to an address that is not one"
-            throw SourceFetchError(
-                .refusedHost,
-                "\(what) sources may reach: loopback, private, link-local and metadata addresses are refused unless sourceHosts allows them")
-        }
+        guard !addresses.isEmpty, addresses.allSatisfy(allows) else { throw Self.refusal(of: host) }
+    }
+
+    /// The one answer for every host a source may not reach, whether its name does not resolve (in time), resolves
+    /// to no address, or resolves to an address the policy refuses: answering them apart would let whoever attaches
+    /// sources learn which internal names exist, and where they point.
+    public static func refusal(of host: String) -> SourceFetchError {
+        SourceFetchError(
+            .refusedHost,
+            "\(host) is not a host sources may reach: it must resolve, in time, to addresses sourceHosts allows (loopback, private, link-local and metadata addresses are refused unless it allows them)")
     }
 
     /// Resolves `url`'s host within `timeoutSeconds` and checks it and its addresses: what a fetch does before it
     /// connects, and an attach before it takes a source.
     /// - Returns: The host without IPv6 brackets, and the addresses it resolved to (all allowed).
-    /// - Throws: `SourceFetchError` when the URL has no host, the name does not resolve in time, or it is refused.
+    /// - Throws: `SourceFetchError` when the URL has no host; ``refusal(of:)`` when the name does not resolve in
+    ///   time or is refused (a name a pattern allows gets the resolver's own error).
     public func checkHost(
         of url: URL, resolver: any AddressResolving, timeoutSeconds: Double
     ) throws(SourceFetchError) -> (host: String, addresses: [IPAddress]) {
         guard let host = url.host, !host.isEmpty else { throw SourceFetchError(.invalidURL, "url has no host") }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let addresses = try resolver.resolve(bare, timeoutSeconds: timeoutSeconds)
+        let addresses: [IPAddress]
+        do {
+            addresses = try resolver.resolve(bare, timeoutSeconds: timeoutSeconds)
+        } catch where !allowsByName(bare) {
+            throw Self.refusal(of: bare)
+        }
         try check(host: bare, addresses: addresses)
         return (bare, addresses)
     }

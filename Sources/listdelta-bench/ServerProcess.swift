@@ -11,7 +11,9 @@ final class ServerProcess {
             .appendingPathComponent("listdelta").path
     }
 
-    /// Starts `binary serve` on 127.0.0.1 and a free port, with `arguments` and `environment` added.
+    /// Starts `binary serve` on 127.0.0.1 and a free port, with `arguments` and `environment` added. Its
+    /// per-client connection limit is off (every benchmark client is one loopback address), unless `environment`
+    /// sets it.
     init(binary: String, arguments: [String], environment: [String: String]) throws {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw BenchHTTPClient.Failure(description: "no listdelta binary at \(binary); build it with swift build -c release --product listdelta, or pass --binary")
@@ -19,7 +21,8 @@ final class ServerProcess {
         port = try Self.freePort()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["LISTDELTA_MAX_CONNECTIONS_PER_CLIENT": "0"]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
     }

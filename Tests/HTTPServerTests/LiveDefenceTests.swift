@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func connectionsAreCountedFromAccept() throws {
-        try withServer({ $0.maxConnections = 2 }, router: lifecycleRouter(Parked())) { server in
+        try withServer({ $0.maxConnections = 2; $0.maxConnectionsPerClient = 0 }, router: lifecycleRouter(Parked())) { server in
             // Two connections that never send a request fill the limit.
             let idle = try (0..<2).map { _ in try #require(TestClient(port: server.port)) }
             #expect(eventually { server.openConnections == 2 })
@@ -91,7 +91,7 @@ import Testing
             withExtendedLifetime((idle, flood)) {}
         }
         // Once idle connections go, their places are free again.
-        try withServer({ $0.maxConnections = 2 }, router: lifecycleRouter(Parked())) { server in
+        try withServer({ $0.maxConnections = 2; $0.maxConnectionsPerClient = 0 }, router: lifecycleRouter(Parked())) { server in
             do {
                 let idle = try (0..<2).map { _ in try #require(TestClient(port: server.port)) }
                 #expect(eventually { server.openConnections == 2 })

@@ -94,7 +94,7 @@ func lifecycleRouter(_ parked: Parked) -> Router {
     }
 
     @Test func connectionLimit() throws {
-        try withServer({ $0.maxConnections = 1 }, router: lifecycleRouter(Parked())) { server in
+        try withServer({ $0.maxConnections = 1; $0.maxConnectionsPerClient = 0 }, router: lifecycleRouter(Parked())) { server in
             let first = try #require(TestClient(port: server.port))
             #expect(first.request("GET", "/quick")?.status == 200)
             let second = try #require(TestClient(port: server.port))

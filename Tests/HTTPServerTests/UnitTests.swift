@@ -23,8 +23,10 @@ import Testing
     }
 
     @Test func parsesQuery() {
-        let q = PercentDecoding.parseQuery("a=1&b=x+y&a=2&c=%26&flag")
-        #expect(q == ["a": "2", "b": "x y", "c": "&", "flag": ""])
+        let q = PercentDecoding.parseQuery("a=1&b=x+y&a=2&c=%26&flag&a=3")
+        #expect(q?.parameters == ["a": "3", "b": "x y", "c": "&", "flag": ""])
+        #expect(q?.repeatedNames == ["a"])
+        #expect(PercentDecoding.parseQuery("a=1&b=2")?.repeatedNames == [])
         #expect(PercentDecoding.parseQuery("a=%G1") == nil)
     }
 }

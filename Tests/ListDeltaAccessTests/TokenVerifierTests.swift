@@ -54,6 +54,27 @@ import Testing
         #expect(rejection(verifier, try await TestKeys.hs256(future)) == .rejected("it was issued in the future (iat)"))
     }
 
+    @Test func aTokenLivesAtMostTheMaximumLifetime() async throws {
+        let keys = try await VerificationKeys.load(hmacSecret: TestKeys.secret, jwks: nil)
+        let verifier = TokenVerifier(staticTokens: [], keys: keys, maximumLifetimeSeconds: 3_600)
+        let tooLong = AccessError.rejected("it lives longer than 3600 s (exp - iat): mint shorter-lived tokens")
+        var forever = TestKeys.claims(now: now)
+        forever.exp = .at(1e300)
+        #expect(rejection(verifier, try await TestKeys.hs256(forever)) == tooLong)
+        var longFromNow = TestKeys.claims(now: now)
+        longFromNow.iat = nil
+        longFromNow.exp = .at(now + 3_700)
+        #expect(rejection(verifier, try await TestKeys.hs256(longFromNow)) == tooLong)
+        // From iat: an hour-long token issued half an hour ago is fine; a two-hour one issued an hour ago is not.
+        var issuedEarlier = TestKeys.claims(now: now)
+        issuedEarlier.iat = .at(now - 1_800)
+        issuedEarlier.exp = .at(now + 1_800)
+        #expect(rejection(verifier, try await TestKeys.hs256(issuedEarlier)) == nil)
+        issuedEarlier.iat = .at(now - 3_600)
+        issuedEarlier.exp = .at(now + 3_600)
+        #expect(rejection(verifier, try await TestKeys.hs256(issuedEarlier)) == tooLong)
+    }
+
     @Test func claimsMustFollowTheContract() async throws {
         let verifier = try await verifier()
         var noExp = TestKeys.claims(now: now)

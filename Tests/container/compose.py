@@ -5,7 +5,8 @@ Debian's podman-compose (1.0.3) was tried first: it starts services in order but
 "health"]`) into one quoted word that the shell cannot run. So the tests read the same file and start the same
 containers with podman themselves: `${VAR}`, `${VAR:-default}` and `${VAR:?message}` interpolated from the
 environment, one network with the file's subnet and fixed addresses, service names as DNS aliases, named volumes,
-bind mounts relative to the file, ports, ulimits, health checks (run with `podman healthcheck run`, since nothing
+bind mounts relative to the file, ports, ulimits, capabilities, security options, a read-only root with its tmpfs
+mounts, health checks (run with `podman healthcheck run`, since nothing
 schedules them here), `stop_grace_period`, and each service started only once the services it depends on with
 `condition: service_healthy` are healthy. Only the keys compose.yaml uses are read; any other key is an error, so
 the file cannot grow a setting these tests silently skip."""
@@ -21,7 +22,7 @@ import yaml
 from conftest import LIMITS, podman
 
 KNOWN_KEYS = {"image", "build", "environment", "volumes", "healthcheck", "restart", "ulimits", "stop_grace_period",
-              "depends_on", "networks", "ports"}
+              "depends_on", "networks", "ports", "cap_drop", "cap_add", "security_opt", "read_only", "tmpfs"}
 
 
 class ComposeError(Exception):
@@ -129,6 +130,13 @@ class ComposeProject:
         for limit, value in (settings.get("ulimits") or {}).items():
             soft, hard = (value["soft"], value["hard"]) if isinstance(value, dict) else (value, value)
             command += ["--ulimit", f"{limit}={soft}:{hard}"]
+        command += [f"--cap-drop={cap}" for cap in settings.get("cap_drop", [])]
+        command += [f"--cap-add={cap}" for cap in settings.get("cap_add", [])]
+        # Compose writes no-new-privileges as "no-new-privileges:true"; podman takes the bare option.
+        command += [f"--security-opt={option.removesuffix(':true')}" for option in settings.get("security_opt", [])]
+        if settings.get("read_only"):
+            command += ["--read-only", "--read-only-tmpfs=false"]
+        command += [f"--tmpfs={path}" for path in settings.get("tmpfs", [])]
         if "stop_grace_period" in settings:
             command += ["--stop-timeout", str(round(seconds(settings["stop_grace_period"])))]
         check = settings.get("healthcheck")

@@ -27,6 +27,14 @@ def documented_nginx_site():
     return blocks[0]
 
 
+_proxy_dirs = {}
+
+
+def proxy_dir(base):
+    """The directory of the nginx serving `base` (its configuration, logs and temporary files)."""
+    return _proxy_dirs[base]
+
+
 @pytest.fixture(scope="module")
 def proxy(server, tmp_path_factory):
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
@@ -35,9 +43,9 @@ def proxy(server, tmp_path_factory):
     port = free_port()
     site = documented_nginx_site()
     assert "server 127.0.0.1:8080;" in site and "listen 80;" in site
-    site = site.replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{server.port};").replace(
-        "listen 80;", f"listen 127.0.0.1:{port};")
     d = tmp_path_factory.mktemp("nginx")
+    site = site.replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{server.port};").replace(
+        "listen 80;", f"listen 127.0.0.1:{port};").replace("/var/log/nginx/", f"{d}/")
     temp = "\n".join(f"    {kind}_temp_path {d}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     (d / "nginx.conf").write_text(f"""
 {"user root;" if os.geteuid() == 0 else ""}
@@ -67,6 +75,7 @@ http {{
             out = process.stdout.read().decode(errors="replace")
             pytest.fail(f"nginx did not start: {out} {(d / 'error.log').read_text() if (d / 'error.log').exists() else ''}")
         time.sleep(0.05)
+    _proxy_dirs[base] = d
     yield base
     process.terminate()
     process.wait(10)
@@ -123,3 +132,41 @@ def test_long_polls_are_answered_through_the_proxy(server, proxy):
         body = r.json()
         diff = body["diffs"][0] if form == "many" else body
         assert (diff["id"], diff["from"], diff["to"]) == (lid, 1, 2)
+
+
+def test_the_site_hides_metrics_and_its_version_and_logs_no_query_strings(server, proxy):
+    r = requests.get(proxy + "/metrics", timeout=5)
+    assert r.status_code == 404
+    assert requests.get(server.url("/metrics"), timeout=5).status_code == 200
+    page = requests.get(proxy + "/nothing-here", timeout=5)
+    assert page.headers.get("Server", "") == "nginx", page.headers.get("Server")
+    lid = uid("nxlog")
+    server.put(lid, sections_doc(("s", "S", ["a"])))
+    assert requests.get(proxy + f"/v1/lists/{lid}?access_token=secret-in-url", timeout=5).status_code in (200, 401, 403)
+    log = next(Path(proxy_dir(proxy)).glob("listdelta.access.log")).read_text()
+    assert f"/v1/lists/{lid}" in log and "secret-in-url" not in log
+
+
+def test_the_site_limits_each_clients_writes(server, proxy):
+    lid = uid("nxrate")
+    server.put(lid, sections_doc(("s", "S", ["a"])))
+    statuses = []
+
+    def write():
+        # Writes the service refuses at once (415, on its loop), so the client sends them faster than the site's 200
+        # a second and burst of 400 let through.
+        session = requests.Session()
+        for _ in range(150):
+            statuses.append(session.put(proxy + f"/v1/lists/{lid}", data="x", headers={"Content-Type": "text/plain"},
+                                        timeout=5).status_code)
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert 429 in statuses and 415 in statuses, sorted(set(statuses))
+    assert set(statuses) <= {415, 429}
+    # Reads are not rate-limited.
+    session = requests.Session()
+    assert all(session.get(proxy + f"/v1/lists/{lid}", timeout=5).status_code == 200 for _ in range(600))

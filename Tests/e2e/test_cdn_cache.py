@@ -22,7 +22,9 @@ DOCUMENT_ROUTE = "/v1/lists/{id}"
 def origin(tmp_path_factory):
     d = tmp_path_factory.mktemp("cdn-origin") / "db"
     d.mkdir()
-    s = Server(d, env={"LISTDELTA_CURSOR_SECONDS": str(CURSOR_SECONDS), "LISTDELTA_DURABLE_SYNC": "false"}).start()
+    # Behind the cache every follower is the cache's one address: limit clients there (docs/deployment.md).
+    s = Server(d, env={"LISTDELTA_CURSOR_SECONDS": str(CURSOR_SECONDS), "LISTDELTA_DURABLE_SYNC": "false",
+                       "LISTDELTA_MAX_CONNECTIONS_PER_CLIENT": "0"}).start()
     yield s
     s.stop()
 
@@ -230,6 +232,7 @@ def test_private_lists_do_not_collapse(tmp_path_factory):
     d = tmp_path_factory.mktemp("cdn-private") / "db"
     d.mkdir()
     server = Server(d, env={"LISTDELTA_CURSOR_SECONDS": str(CURSOR_SECONDS), "LISTDELTA_READ_ACCESS": "token",
+                            "LISTDELTA_MAX_CONNECTIONS_PER_CLIENT": "0",
                             "LISTDELTA_WRITE_TOKENS": "secret"}).start()
     cache = Cache(server, tmp_path_factory.mktemp("cdn-private-nginx"))
     try:

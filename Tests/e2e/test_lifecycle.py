@@ -120,7 +120,7 @@ def test_an_unreadable_key_file_gives_one_line_and_a_failing_exit(tmp_path):
 
 
 def test_server_503s_carry_retry_after_when_over_the_connection_limit(make_server):
-    server = make_server(env={"LISTDELTA_MAX_CONNECTIONS": "2"})
+    server = make_server(env={"LISTDELTA_MAX_CONNECTIONS": "2", "LISTDELTA_MAX_CONNECTIONS_PER_CLIENT": "0"})
     lid = uid()
     revision = server.put(lid, sections_doc(("s", "S", ["a"]))).json()["revision"]
     polls = [held_diff_poll(server, lid, revision, wait=5) for _ in range(2)]

@@ -11,42 +11,52 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the text form (`/sections/0/items`), unescaping `~1` and `~0`.
     /// - Throws: `JSONPointerError` when the text does not start with `/` or has a bad `~` escape.
+    /// - Complexity: O(*n*) in the UTF-8 length of `text`.
     public init(parsing text: String) throws(JSONPointerError) {
         guard !text.isEmpty else { self.tokens = []; return }
-        // By code point: "/" followed by a combining mark or an emoji modifier is one Character, not "/".
-        guard text.utf8.first == UInt8(ascii: "/") else { throw JSONPointerError(text: text, reason: "must be empty or start with '/'") }
+        // By UTF-8 byte, which is by code point for the ASCII "/", "~", "0" and "1" (no byte of a multi-byte
+        // sequence is ASCII): "/" followed by a combining mark is still "/", though not one Character.
+        let utf8 = Array(text.utf8)
+        guard utf8.first == UInt8(ascii: "/") else { throw JSONPointerError(text: text, reason: "must be empty or start with '/'") }
         var tokens: [String] = []
-        // By code point, not by character: "~0" followed by a combining mark is still the escape of "~".
-        for raw in text.unicodeScalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            var token = String.UnicodeScalarView()
-            var iterator = raw.makeIterator()
-            while let scalar = iterator.next() {
-                guard scalar == "~" else { token.append(scalar); continue }
-                switch iterator.next() {
-                case "0": token.append("~")
-                case "1": token.append("/")
-                default: throw JSONPointerError(text: text, reason: "'~' must be followed by '0' or '1'")
-                }
+        var token: [UInt8] = []
+        var index = 1
+        while index <= utf8.count {
+            guard index < utf8.count, utf8[index] != UInt8(ascii: "/") else {
+                tokens.append(String(decoding: token, as: UTF8.self))
+                token.removeAll(keepingCapacity: true)
+                index += 1
+                continue
             }
-            tokens.append(String(token))
+            let byte = utf8[index]
+            index += 1
+            guard byte == UInt8(ascii: "~") else { token.append(byte); continue }
+            switch index < utf8.count ? utf8[index] : nil {
+            case UInt8(ascii: "0"): token.append(UInt8(ascii: "~"))
+            case UInt8(ascii: "1"): token.append(UInt8(ascii: "/"))
+            default: throw JSONPointerError(text: text, reason: "'~' must be followed by '0' or '1'")
+            }
+            index += 1
         }
         self.tokens = tokens
     }
 
     /// The text form, with `~` and `/` escaped.
+    /// - Complexity: O(*n*) in the total UTF-8 length of the tokens.
     public var description: String {
-        var text = String.UnicodeScalarView()
+        var text: [UInt8] = []
+        text.reserveCapacity(tokens.reduce(0) { $0 + $1.utf8.count + 1 })
         for token in tokens {
-            text.append("/")
-            for scalar in token.unicodeScalars {
-                switch scalar {
-                case "~": text.append(contentsOf: "~0".unicodeScalars)
-                case "/": text.append(contentsOf: "~1".unicodeScalars)
-                default: text.append(scalar)
+            text.append(UInt8(ascii: "/"))
+            for byte in token.utf8 {
+                switch byte {
+                case UInt8(ascii: "~"): text.append(contentsOf: [UInt8(ascii: "~"), UInt8(ascii: "0")])
+                case UInt8(ascii: "/"): text.append(contentsOf: [UInt8(ascii: "~"), UInt8(ascii: "1")])
+                default: text.append(byte)
                 }
             }
         }
-        return String(text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// This pointer with `token` appended.

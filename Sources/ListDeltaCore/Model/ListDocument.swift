@@ -70,13 +70,16 @@ public struct ListDocument: Sendable, Equatable {
     }
 
     /// The document as docs/api.md serves it: `{"id","kind","revision","cells"?,"sections"}`.
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONValue { jsonValue(sections: sections.map(\.jsonValue)) }
+
+    /// The document's JSON with `sections` as its sections' JSON (the header members are its own).
+    func jsonValue(sections: [JSONValue]) -> JSONValue {
         var object = JSONObject()
         object.appendUnchecked("id", .string(id))
         object.appendUnchecked("kind", .string(kind.rawValue))
         object.appendUnchecked("revision", .number(JSONNumber(revision)))
         if let cellsJSON { object.appendUnchecked("cells", cellsJSON) }
-        object.appendUnchecked("sections", .array(sections.map(\.jsonValue)))
+        object.appendUnchecked("sections", .array(sections))
         return .object(object)
     }
 

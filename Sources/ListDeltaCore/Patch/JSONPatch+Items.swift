@@ -17,7 +17,7 @@ extension JSONPatch {
     ///   operations, pointer depth *d* and touched items of size *m*; plus O(*n*) string comparisons over all
     ///   items when the patch brings in item ids that are new to the list.
     public func applyToItems(of document: ListDocument, limits: DocumentLimits) -> ListDocument? {
-        var patcher = ItemPatcher(document: document)
+        var patcher = ItemPatcher(document: document, copyBudget: CopyBudget(limit: limits.maximumDocumentBytes))
         for operation in operations {
             guard patcher.apply(operation) else { return nil }
         }
@@ -66,9 +66,12 @@ private struct ItemPatcher {
 
     var document: ListDocument
     var pending: [Pending] = []
+    /// What the patch's copies may still bring in (one past it leaves the answer to the general path).
+    var copyBudget: CopyBudget
 
-    init(document: ListDocument) {
+    init(document: ListDocument, copyBudget: CopyBudget) {
         self.document = document
+        self.copyBudget = copyBudget
     }
 
     /// Applies one operation; `false` when it is not one of items or it fails.
@@ -102,7 +105,7 @@ private struct ItemPatcher {
             return add(moved, at: destination)
         case let .copy(from, path):
             guard let source = target(from, allowEnd: false), let copied = slot(source).json.value(at: source.inner),
-                let destination = target(path, allowEnd: true)
+                copyBudget.spend(on: copied), let destination = target(path, allowEnd: true)
             else { return false }
             return add(.json(copied, formerID: nil), at: destination)
         }

@@ -88,9 +88,18 @@ public enum JSONPatchError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidPatch(index: Int?, reason: String)
     /// Operation `index` cannot be applied: a missing path, a failed `test`, a bad index (a 409).
     case operationFailed(index: Int, op: String, path: String, reason: String)
+    /// Operation `index`, a `copy`, would bring the bytes the patch copied past `limit`, the most one patch may
+    /// copy in all (a 413): copies are how a small patch could grow a document without bound.
+    case copiesTooMuch(index: Int, limit: Int)
+    /// The patch has more operations than `limit`, the most one patch may have (a 413).
+    case tooManyOperations(limit: Int)
 
     public var description: String {
         switch self {
+        case .tooManyOperations(let limit):
+            return "a JSON Patch may have at most \(limit) operations: send larger changes as a PUT of the document"
+        case let .copiesTooMuch(index, limit):
+            return "operation \(index) (copy) would make the patch copy more than \(limit) bytes, the most one patch may copy in all"
         case let .invalidPatch(index?, reason): return "operation \(index) is invalid: \(reason)"
         case let .invalidPatch(nil, reason): return "invalid JSON Patch: \(reason)"
         case let .operationFailed(index, op, path, reason): return "operation \(index) (\(op) \"\(path)\") failed: \(reason)"

@@ -8,6 +8,9 @@ public struct DocumentLimits: Sendable, Equatable {
     public var maximumDepth: Int = 64
     /// The most UTF-8 bytes in an item or section id. The default is 256 (docs/api.md, The document).
     public var maximumIDBytes: Int = 256
+    /// The largest document, as its compact JSON (how it is served and stored), in bytes; also the most a JSON
+    /// Patch may copy in all. The default is 16 MiB.
+    public var maximumDocumentBytes: Int = 16 << 20
 
     /// The defaults.
     public init() {}

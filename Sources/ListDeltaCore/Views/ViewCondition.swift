@@ -23,6 +23,9 @@ public enum ViewOperator: String, Sendable, CaseIterable {
 }
 
 /// One condition of a view's `where`: `{"path", "op", "value"}`.
+///
+/// Its operand is prepared once, when the condition is made, so that testing an item never costs more than reading
+/// the item's value: an `in` array becomes a hash set, a `contains` needle a substring search.
 public struct ViewCondition: Sendable, Equatable {
     /// Where the compared value is: `/section`, or a pointer into the item starting with `/id`, `/type`, `/cell`
     /// or `/model`.
@@ -32,15 +35,38 @@ public struct ViewCondition: Sendable, Equatable {
     /// The operand (its JSON type already checked against `op` when read from a definition).
     public var value: JSONValue
 
+    /// The operand, prepared for its operator.
+    private let prepared: PreparedOperand
+
+    /// What a condition's operand becomes to be tested fast.
+    private enum PreparedOperand: Sendable {
+        case asGiven
+        /// `in`: the array's elements, by JSON equality.
+        case members(Set<HashableJSON>)
+        /// `contains` of a string: the needle's search.
+        case needle(SubstringSearch)
+    }
+
     /// Creates a condition; the caller guarantees that `path` and `value` suit `op`.
+    /// - Complexity: O(*s*) in the size of `value`.
     public init(path: JSONPointer, op: ViewOperator, value: JSONValue) {
         self.path = path
         self.op = op
         self.value = value
+        switch (op, value) {
+        case (.in, .array(let elements)): prepared = .members(Set(elements.lazy.map(HashableJSON.init)))
+        case (.contains, .string(let needle)): prepared = .needle(SubstringSearch(needle))
+        default: prepared = .asGiven
+        }
+    }
+
+    public static func == (lhs: ViewCondition, rhs: ViewCondition) -> Bool {
+        lhs.path == rhs.path && lhs.op == rhs.op && lhs.value == rhs.value
     }
 
     /// Whether the condition holds for `item`, held by the base section with id `section`.
-    /// - Complexity: O(*d* + *s*) for a path of *d* tokens and the sizes *s* of the compared values.
+    /// - Complexity: O(*d* + *s*) for a path of *d* tokens and the sizes *s* of the item's compared value and (for
+    ///   `eq`, `ne` and the orderings) of the operand; `in` is one hash lookup, `contains` one pass over the text.
     public func holds(for item: ListItem, section: String) -> Bool {
         guard let found = ViewPath.resolve(path, in: item, section: section) else {
             switch op {
@@ -56,10 +82,12 @@ public struct ViewCondition: Sendable, Equatable {
         case .lte: return Self.order(found, value).map { $0 <= 0 } ?? false
         case .gt: return Self.order(found, value).map { $0 > 0 } ?? false
         case .gte: return Self.order(found, value).map { $0 >= 0 } ?? false
-        case .in: return value.arrayValue?.contains(found) ?? false
+        case .in:
+            guard case .members(let members) = prepared else { return false }
+            return members.contains(HashableJSON(found))
         case .contains:
-            switch (found, value) {
-            case let (.string(text), .string(part)): return Self.bytes(of: text, contain: part)
+            switch (found, prepared) {
+            case let (.string(text), .needle(search)): return search.occurs(in: text)
             case let (.array(elements), _): return elements.contains(value)
             default: return false
             }
@@ -93,16 +121,5 @@ public struct ViewCondition: Sendable, Equatable {
             case let (x?, y?): if x != y { return x < y ? -1 : 1 }
             }
         }
-    }
-
-    /// Whether `text` holds `part` as a run of UTF-8 bytes.
-    static func bytes(of text: String, contain part: String) -> Bool {
-        let haystack = Array(text.utf8), needle = Array(part.utf8)
-        if needle.isEmpty { return true }
-        guard needle.count <= haystack.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
-        }
-        return false
     }
 }

@@ -15,9 +15,12 @@ extension ViewDefinition {
     /// - Parameters:
     ///   - viewID: the view's own list id (`of` must differ from it).
     ///   - limits: `limit` defaults to, and may not exceed, `limits.maximumItems`.
+    ///   - definitionLimits: the bounds on conditions, sort keys, `in` values and value sizes.
     /// - Throws: ``ViewDefinitionError`` whose `pointer` names the bad member (`/of`, `/where/0/op`, `/limit`, ...).
     /// - Complexity: O(*n*) in the size of the body.
-    public init(json: JSONValue, viewID: String, limits: DocumentLimits) throws(ViewDefinitionError) {
+    public init(
+        json: JSONValue, viewID: String, limits: DocumentLimits, definitionLimits: DefinitionLimits = DefinitionLimits()
+    ) throws(ViewDefinitionError) {
         let root = JSONPointer()
         guard case .object(let body) = json else {
             throw ViewDefinitionError("a view definition must be a JSON object", at: root)
@@ -32,10 +35,10 @@ extension ViewDefinition {
             throw ViewDefinitionError("a view cannot be a view of itself", at: root.appending("of"))
         }
         self.base = base
-        conditions = try Self.readConditions(body["where"], at: root.appending("where"))
-        sort = try Self.readSort(body["sort"], at: root.appending("sort"))
+        conditions = try Self.readConditions(body["where"], at: root.appending("where"), limits: definitionLimits)
+        sort = try Self.readSort(body["sort"], at: root.appending("sort"), limits: definitionLimits)
         limit = try Self.readLimit(body["limit"], at: root.appending("limit"), limits: limits)
-        sections = try Self.readSections(body["sections"], at: root.appending("sections"))
+        sections = try Self.readSections(body["sections"], at: root.appending("sections"), limits: definitionLimits)
     }
 
     /// The canonical definition: `{"of", "where", "sort", "limit", "sections"}`, every member present (defaults
@@ -72,11 +75,29 @@ extension ViewDefinition {
 
     // MARK: - Members
 
-    private static func readPath(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> JSONPointer {
-        guard case .string(let text)? = value, let path = ViewPath.parse(text) else {
-            throw ViewDefinitionError(ViewPath.rule, at: pointer)
+    private static func readPath(_ value: JSONValue?, at pointer: JSONPointer, limits: DefinitionLimits) throws(ViewDefinitionError) -> JSONPointer {
+        guard case .string(let text)? = value else { throw ViewDefinitionError(ViewPath.rule, at: pointer) }
+        guard text.utf8.count <= limits.maximumValueBytes else {
+            throw ViewDefinitionError("a path may have at most \(limits.maximumValueBytes) bytes", at: pointer)
         }
+        guard let path = ViewPath.parse(text) else { throw ViewDefinitionError(ViewPath.rule, at: pointer) }
         return path
+    }
+
+    /// Checks a condition's operand against the size bounds: its compact JSON (for `in`, each element's) within
+    /// `maximumValueBytes`, and an `in` array within `maximumInValues`.
+    private static func checkOperand(_ operand: JSONValue, of op: ViewOperator, at pointer: JSONPointer, limits: DefinitionLimits) throws(ViewDefinitionError) {
+        let bytes = limits.maximumValueBytes
+        if op == .in, case .array(let elements) = operand {
+            guard elements.count <= limits.maximumInValues else {
+                throw ViewDefinitionError("an in array may have at most \(limits.maximumInValues) values", at: pointer)
+            }
+            for (index, element) in elements.enumerated() where element.compactJSONLength(upTo: bytes) == nil {
+                throw ViewDefinitionError("a value may have at most \(bytes) bytes of JSON", at: pointer.appending(index))
+            }
+        } else if operand.compactJSONLength(upTo: bytes) == nil {
+            throw ViewDefinitionError("a value may have at most \(bytes) bytes of JSON", at: pointer)
+        }
     }
 
     private static func checkMembers(of object: JSONObject, allowed: [String], at pointer: JSONPointer) throws(ViewDefinitionError) {
@@ -85,9 +106,12 @@ extension ViewDefinition {
         }
     }
 
-    private static func readConditions(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> [ViewCondition] {
+    private static func readConditions(_ value: JSONValue?, at pointer: JSONPointer, limits: DefinitionLimits) throws(ViewDefinitionError) -> [ViewCondition] {
         guard let value else { return [] }
         guard case .array(let elements) = value else { throw ViewDefinitionError("where must be an array of conditions", at: pointer) }
+        guard elements.count <= limits.maximumConditions else {
+            throw ViewDefinitionError("where may have at most \(limits.maximumConditions) conditions", at: pointer.appending(limits.maximumConditions))
+        }
         var conditions: [ViewCondition] = []
         for (index, element) in elements.enumerated() {
             let here = pointer.appending(index)
@@ -95,7 +119,7 @@ extension ViewDefinition {
                 throw ViewDefinitionError("a condition must be an object {\"path\", \"op\", \"value\"}", at: here)
             }
             try checkMembers(of: object, allowed: ["path", "op", "value"], at: here)
-            let path = try readPath(object["path"], at: here.appending("path"))
+            let path = try readPath(object["path"], at: here.appending("path"), limits: limits)
             let names = ViewOperator.allCases.map(\.rawValue).joined(separator: ", ")
             guard case .string(let name)? = object["op"], let op = ViewOperator(rawValue: name) else {
                 throw ViewDefinitionError("op must be one of \(names)", at: here.appending("op"))
@@ -122,14 +146,18 @@ extension ViewDefinition {
             guard fits else {
                 throw ViewDefinitionError("the value of \(op.rawValue) must be \(expected), not \(operand.typeName)", at: here.appending("value"))
             }
+            try checkOperand(operand, of: op, at: here.appending("value"), limits: limits)
             conditions.append(ViewCondition(path: path, op: op, value: operand))
         }
         return conditions
     }
 
-    private static func readSort(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> [ViewSortKey] {
+    private static func readSort(_ value: JSONValue?, at pointer: JSONPointer, limits: DefinitionLimits) throws(ViewDefinitionError) -> [ViewSortKey] {
         guard let value else { return [] }
         guard case .array(let elements) = value else { throw ViewDefinitionError("sort must be an array of keys", at: pointer) }
+        guard elements.count <= limits.maximumSortKeys else {
+            throw ViewDefinitionError("sort may have at most \(limits.maximumSortKeys) keys", at: pointer.appending(limits.maximumSortKeys))
+        }
         var keys: [ViewSortKey] = []
         for (index, element) in elements.enumerated() {
             let here = pointer.appending(index)
@@ -137,7 +165,7 @@ extension ViewDefinition {
                 throw ViewDefinitionError("a sort key must be an object {\"path\", \"order\"}", at: here)
             }
             try checkMembers(of: object, allowed: ["path", "order"], at: here)
-            let path = try readPath(object["path"], at: here.appending("path"))
+            let path = try readPath(object["path"], at: here.appending("path"), limits: limits)
             let descending: Bool
             switch object["order"] {
             case nil, .string("asc")?: descending = false
@@ -159,13 +187,13 @@ extension ViewDefinition {
         return limit
     }
 
-    private static func readSections(_ value: JSONValue?, at pointer: JSONPointer) throws(ViewDefinitionError) -> ViewSections {
+    private static func readSections(_ value: JSONValue?, at pointer: JSONPointer, limits: DefinitionLimits) throws(ViewDefinitionError) -> ViewSections {
         switch value {
         case nil, .string("keep")?: return .keep
         case .string("none")?: return .none
         case .object(let object)?:
             try checkMembers(of: object, allowed: ["by"], at: pointer)
-            return .by(try readPath(object["by"], at: pointer.appending("by")))
+            return .by(try readPath(object["by"], at: pointer.appending("by"), limits: limits))
         default:
             throw ViewDefinitionError("sections must be \"keep\", \"none\" or {\"by\": \"<pointer>\"}", at: pointer)
         }

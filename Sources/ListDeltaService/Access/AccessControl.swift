@@ -11,10 +11,13 @@ struct AccessControl: Sendable {
     let privateReads: Bool
     /// The time, in Unix seconds (tests move it).
     let now: @Sendable () -> Double
+    /// Where anonymous writes may come from (when no credential is configured).
+    let anonymousWrites: AnonymousWriteGuard
 
     init(configuration: ServiceConfiguration, keys: VerificationKeys, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
-        verifier = TokenVerifier(staticTokens: configuration.writeTokens, keys: keys)
+        verifier = TokenVerifier(staticTokens: configuration.writeTokens, keys: keys, maximumLifetimeSeconds: Double(configuration.maxTokenLifetimeSeconds))
         privateReads = configuration.privateReads
+        anonymousWrites = AnonymousWriteGuard(requiresLoopbackHost: configuration.isLoopback)
         self.now = now
     }
 
@@ -23,6 +26,9 @@ struct AccessControl: Sendable {
     /// - Throws: ``AccessError/badRequest(_:)`` for `access_token` on another method, or sent beside the header.
     static func token(_ request: HTTPRequest) throws(AccessError) -> String? {
         let header = request.headers["Authorization"]
+        if request.repeatedQueryNames.contains("access_token") {
+            throw .badRequest("send the token once: access_token is repeated")
+        }
         if let query = request.query["access_token"] {
             guard request.method == .GET || request.method == .HEAD else {
                 throw .badRequest("access_token is accepted on GET only: send Authorization: Bearer <token>")
@@ -74,10 +80,10 @@ struct AccessControl: Sendable {
         }
     }
 
-    /// Checks a write of `list`: open when no credential is configured, else a static token or a write-scoped
-    /// token covering it.
+    /// Checks a write of `list`: when no credential is configured, open to clients of this origin (see
+    /// ``AnonymousWriteGuard``), else a static token or a write-scoped token covering it.
     func authorizeWrite(_ request: HTTPRequest, list: String) throws(ServiceError) {
-        guard verifier.hasCredentials else { return }
+        guard verifier.hasCredentials else { return try anonymousWrites.check(request) }
         do throws(AccessError) {
             guard let grant = try grant(request) else { throw .missing }
             guard grant.covers(list) else { throw .notCovered(list: list) }

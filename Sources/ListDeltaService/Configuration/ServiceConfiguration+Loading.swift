@@ -30,6 +30,16 @@ extension ServiceConfiguration {
         }
     }
 
+    private static func optionalInt(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, Int?> & Sendable) -> Setting {
+        Setting(key: key) { configuration, value throws(ConfigurationError) in
+            switch value {
+            case .null: configuration[keyPath: path] = nil
+            case .number(let number) where number.intValue != nil: configuration[keyPath: path] = number.intValue
+            default: throw ConfigurationError("\(key) must be an integer or null (the default)")
+            }
+        }
+    }
+
     private static func double(_ key: String, _ path: any WritableKeyPath<ServiceConfiguration, Double> & Sendable) -> Setting {
         Setting(key: key) { configuration, value throws(ConfigurationError) in
             guard case .number(let number) = value else { throw ConfigurationError("\(key) must be a number") }
@@ -81,6 +91,11 @@ extension ServiceConfiguration {
         int("maxSources", \.maxSources), int("sourceMaxItems", \.sourceMaxItems), int("sourceMaxBytes", \.sourceMaxBytes),
         double("sourceTimeoutSeconds", \.sourceTimeoutSeconds), int("sourceFetches", \.sourceFetches),
         int("maxViews", \.maxViews), double("viewSweepSeconds", \.viewSweepSeconds),
+        optionalInt("maxConnectionsPerClient", \.maxConnectionsPerClient), int("headerTimeoutSeconds", \.headerTimeoutSeconds),
+        int("maxOutputBytes", \.maxOutputBytes), optionalInt("maxDocumentBytes", \.maxDocumentBytes),
+        int("maxPatchOperations", \.maxPatchOperations), int("maxConditions", \.maxConditions), int("maxSortKeys", \.maxSortKeys), int("maxInValues", \.maxInValues),
+        int("maxValueBytes", \.maxValueBytes), int("maxDefinitionBytes", \.maxDefinitionBytes),
+        int("maxTokenLifetimeSeconds", \.maxTokenLifetimeSeconds),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.

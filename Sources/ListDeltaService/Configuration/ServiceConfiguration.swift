@@ -87,6 +87,38 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxBodyBytes = 16 << 20
     /// The most open connections; more get 503. The default is 10,000.
     public var maxConnections = 10_000
+    /// The most connections one client (one address; an IPv6 client by its /64) may have open at once, loopback
+    /// included; a connection beyond it is answered 429 and closed. 0 turns the limit off (behind a proxy, whose
+    /// address every client shares: limit clients at the proxy). The default (`nil`) is an eighth of
+    /// ``maxConnections``.
+    public var maxConnectionsPerClient: Int?
+    /// Seconds a request's head (request line and headers) may take to arrive from its first byte; later, 408 and
+    /// the connection is closed. The default is 10.
+    public var headerTimeoutSeconds = 10
+    /// The most bytes an answer may leave unread in a connection's output: an event stream whose client falls
+    /// further behind is ended (it resumes with `Last-Event-ID`). The default is 8 MiB.
+    public var maxOutputBytes = 8 << 20
+    /// The largest document a list may hold, as its stored JSON, in bytes: a write whose result is larger is
+    /// refused with 413, and a JSON Patch may copy no more than this in all. The default (`nil`) is
+    /// ``maxBodyBytes``.
+    public var maxDocumentBytes: Int?
+    /// The most operations in one JSON Patch (413 above): each may cost up to the size of the array or object it
+    /// changes. The default is 1,000.
+    public var maxPatchOperations = 1_000
+    /// The most conditions in a view's or a query's `where`. The default is 32.
+    public var maxConditions = 32
+    /// The most sort keys in a view's or a query's `sort`. The default is 8.
+    public var maxSortKeys = 8
+    /// The most values in the array of an `in` condition. The default is 1,000.
+    public var maxInValues = 1_000
+    /// The most bytes of a condition's value (its compact JSON; for `in`, of each element) and of a path in a
+    /// definition. The default is 1,024.
+    public var maxValueBytes = 1_024
+    /// The largest `PUT .../view` body, in bytes (413 above). The default is 65,536.
+    public var maxDefinitionBytes = 65_536
+    /// The longest a scoped token may live, from its `iat` (or from now, without one) to its `exp`, in seconds.
+    /// The default is 86,400 (a day).
+    public var maxTokenLifetimeSeconds = 86_400
     /// Seconds a connection may stall mid-request or idle. The default is 30.
     public var timeoutSeconds = 30
     /// Seconds a whole request (head and body) may take to arrive from its first byte; a client that trickles
@@ -141,6 +173,20 @@ public struct ServiceConfiguration: Sendable, Equatable {
         limits.maximumSections = maxSections
         limits.maximumItems = maxItems
         limits.maximumDepth = maxDepth
+        limits.maximumDocumentBytes = documentBytesInForce
+        return limits
+    }
+
+    /// ``maxDocumentBytes`` as enforced.
+    public var documentBytesInForce: Int { maxDocumentBytes ?? maxBodyBytes }
+
+    /// The limits on view and query definitions.
+    public var definitionLimits: DefinitionLimits {
+        var limits = DefinitionLimits()
+        limits.maximumConditions = maxConditions
+        limits.maximumSortKeys = maxSortKeys
+        limits.maximumInValues = maxInValues
+        limits.maximumValueBytes = maxValueBytes
         return limits
     }
 
@@ -175,6 +221,17 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require(maxConnections >= 1, "maxConnections must be at least 1")
         try require(timeoutSeconds >= 1, "timeoutSeconds must be at least 1")
         try require(requestTimeoutSeconds >= 1, "requestTimeoutSeconds must be at least 1")
+        try require((1...3_600).contains(headerTimeoutSeconds), "headerTimeoutSeconds must be 1...3600")
+        try require(maxConnectionsPerClient.map { $0 >= 0 } ?? true, "maxConnectionsPerClient must be at least 0 (0: no limit)")
+        try require(maxOutputBytes >= 65_536, "maxOutputBytes must be at least 65536")
+        try require(maxDocumentBytes.map { $0 >= 1_024 } ?? true, "maxDocumentBytes must be at least 1024")
+        try require((1...1_000_000).contains(maxPatchOperations), "maxPatchOperations must be 1...1000000")
+        try require((1...1_000).contains(maxConditions), "maxConditions must be 1...1000")
+        try require((1...100).contains(maxSortKeys), "maxSortKeys must be 1...100")
+        try require((1...1_000_000).contains(maxInValues), "maxInValues must be 1...1000000")
+        try require((16...(1 << 20)).contains(maxValueBytes), "maxValueBytes must be 16...1048576")
+        try require((1_024...(16 << 20)).contains(maxDefinitionBytes), "maxDefinitionBytes must be 1024...16777216")
+        try require((60...(366 * 86_400)).contains(maxTokenLifetimeSeconds), "maxTokenLifetimeSeconds must be 60...31622400")
         try require((1...64).contains(eventLoops), "eventLoops must be 1...64")
         try require(cacheBytes >= 0, "cacheBytes must not be negative")
         try require((1...256).contains(workerThreads), "workerThreads must be 1...256")

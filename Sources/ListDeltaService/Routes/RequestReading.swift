@@ -100,9 +100,10 @@ enum RequestReading {
     }
 
     /// The body's bytes, inflated when it came gzip'd (so only on a worker, after the route authorised it).
-    static func body(_ request: HTTPRequest) throws(ServiceError) -> [UInt8] {
+    /// - Parameter limit: a bound below the server's body limit for this kind of body (413 above it).
+    static func body(_ request: HTTPRequest, limit: Int? = nil) throws(ServiceError) -> [UInt8] {
         do {
-            return try request.decodedBody()
+            return try request.decodedBody(limit: limit)
         } catch {
             throw error.status == 413 ? .payloadTooLarge(error.detail) : .badRequest(error.detail)
         }

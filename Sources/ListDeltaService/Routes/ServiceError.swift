@@ -12,10 +12,13 @@ enum ServiceError: Error {
     /// A credential missing, refused or not covering what the request asks (400, 401 or 403).
     case access(AccessError)
     case notFound(String)
-    case conflict(JSONPatchError)
+    /// A JSON Patch that cannot be applied (409), or that copies too much (413).
+    case patchFailed(JSONPatchError)
     case gone(current: Int, detail: String)
     case preconditionFailed(current: Int?, detail: String)
     case payloadTooLarge(String)
+    /// A 413: the document a write would make is larger than a list may hold.
+    case documentTooLarge(String)
     case unsupportedMediaType(String)
     case unprocessable(DocumentError)
     case unavailable(String)
@@ -26,6 +29,11 @@ enum ServiceError: Error {
     case fedElsewhere(String)
     /// A 409: a bound of the service would be exceeded (the most sources).
     case limitReached(String)
+    /// A 403 that is not about a token: an anonymous write from another origin.
+    case forbidden(String)
+    /// A 421: the request names a host this instance does not serve that way (an anonymous write to a name that
+    /// is not loopback).
+    case misdirected(String)
     /// A source's fetch that lost its lease (the source was changed, detached or taken over) before it wrote, or a
     /// view's update that a newer one (or a change of the view) overtook: it writes nothing. Never an answer to a
     /// client.
@@ -43,7 +51,17 @@ enum ServiceError: Error {
             return ProblemDetails(status: error.status, title: titles[error.status] ?? "Forbidden", detail: error.detail)
         case .notFound(let detail):
             return ProblemDetails(status: 404, title: "Not Found", detail: detail)
-        case .conflict(let error):
+        case .patchFailed(let error):
+            switch error {
+            case let .copiesTooMuch(index, limit):
+                return ProblemDetails(
+                    status: 413, title: "Content Too Large", detail: error.description, extra: ["pointer": .string("/\(index)"), "limit": .int(limit)])
+            case .tooManyOperations(let limit):
+                return ProblemDetails(
+                    status: 413, title: "Content Too Large", detail: error.description, extra: ["pointer": .string("/\(limit)"), "limit": .int(limit)])
+            default:
+                break
+            }
             var extra: [String: ProblemValue] = [:]
             if case let .operationFailed(index, op, path, _) = error {
                 extra = ["operation": .int(index), "op": .string(op), "pointer": .string(path)]
@@ -53,7 +71,7 @@ enum ServiceError: Error {
             return ProblemDetails(status: 410, title: "Gone", detail: detail, extra: ["current": .int(current)])
         case let .preconditionFailed(current, detail):
             return ProblemDetails(status: 412, title: "Precondition Failed", detail: detail, extra: current.map { ["current": .int($0)] } ?? [:])
-        case .payloadTooLarge(let detail):
+        case .payloadTooLarge(let detail), .documentTooLarge(let detail):
             return ProblemDetails(status: 413, title: "Content Too Large", detail: detail)
         case .unsupportedMediaType(let detail):
             return ProblemDetails(status: 415, title: "Unsupported Media Type", detail: detail)
@@ -67,6 +85,10 @@ enum ServiceError: Error {
             return ProblemDetails(status: 500, title: "Internal Server Error", detail: "storage failed: \(detail)")
         case let .invalidMember(detail, pointer):
             return ProblemDetails(status: 422, title: "Unprocessable Content", detail: detail, extra: ["pointer": .string(pointer)])
+        case .forbidden(let detail):
+            return ProblemDetails(status: 403, title: "Forbidden", detail: detail)
+        case .misdirected(let detail):
+            return ProblemDetails(status: 421, title: "Misdirected Request", detail: detail)
         case .fedElsewhere(let detail), .limitReached(let detail), .superseded(let detail):
             return ProblemDetails(status: 409, title: "Conflict", detail: detail)
         }
@@ -90,6 +112,7 @@ enum ServiceError: Error {
         case let .gone(current, detail): self = .gone(current: current, detail: detail)
         case let .preconditionFailed(current, detail): self = .preconditionFailed(current: current, detail: detail)
         case .unprocessable(let error): self = .unprocessable(error)
+        case .tooLarge(let detail): self = .documentTooLarge(detail)
         case .unavailable(let detail): self = .unavailable(detail)
         case .limitReached(let detail): self = .limitReached(detail)
         case .storage(let detail): self = .storage(detail)

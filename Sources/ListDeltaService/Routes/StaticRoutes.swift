@@ -29,9 +29,12 @@ struct StaticRoutes {
             let rendered = RenderedBody(bytes: Array(data))
             let opaque = "static-" + String(Self.fingerprint(data), radix: 36)
             let type = entry.type
+            let isPage = type.hasPrefix("text/html")
             router.add(.GET, entry.path) { request, responder in
-                responder.respond(Responses.representation(
-                    rendered, etag: opaque, contentType: type, cacheControl: "no-cache", request: request))
+                var response = Responses.representation(
+                    rendered, etag: opaque, contentType: type, cacheControl: "no-cache", request: request)
+                if isPage { response.headers["Content-Security-Policy"] = SecurityHeaders.pagePolicy }
+                responder.respond(response)
             }
         }
         let modules = moduleFiles()

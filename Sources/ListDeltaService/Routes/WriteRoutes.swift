@@ -93,8 +93,11 @@ struct WriteRoutes {
         let preconditions = try RequestReading.preconditions(request)
         let patch: JSONPatch
         do {
-            patch = try JSONPatch(json: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
+            patch = try JSONPatch(
+                json: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth),
+                maximumOperations: context.configuration.maxPatchOperations)
         } catch let error as JSONPatchError {
+            if case .tooManyOperations = error { throw .patchFailed(error) }
             throw .badRequest(error.description)
         } catch let error as ServiceError {
             throw error
@@ -113,9 +116,9 @@ struct WriteRoutes {
             }
             let patched: JSONValue
             do throws(JSONPatchError) {
-                patched = try patch.apply(to: current.jsonValue)
+                patched = try patch.apply(to: current.jsonValue, copyBudget: repository.documentLimits.maximumDocumentBytes)
             } catch {
-                throw .conflict(error)
+                throw .patchFailed(error)
             }
             return try ServiceError.mapping { () throws(EngineError) in try repository.makeDocument(from: patched, listID: id, revision: revision) }
         }

@@ -13,7 +13,9 @@ struct ViewRoutes {
             guard WriteRoutes.admitOnLoop(request, responder, context, mediaType: "application/json") else { return }
             context.perform(responder, on: context.writePool) { () throws(ServiceError) in
                 let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
-                let attached = try views.attach(id, body: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth)) {
+                let configuration = context.configuration
+                let body = try RequestReading.body(request, limit: configuration.maxDefinitionBytes)
+                let attached = try views.attach(id, body: try RequestReading.json(body, maximumDepth: configuration.maxDepth)) {
                     base throws(ServiceError) in
                     // A view shows its base's items to whoever may read the view: defining one needs read access to
                     // the base as well, or a token that may write one list could read any other through it.

@@ -50,7 +50,7 @@ final class ViewService: Sendable {
         guard case .object = body else { throw .badRequest("a view definition is a JSON object {\"of\", \"where\", \"sort\", \"limit\", \"sections\"}") }
         let definition: ViewDefinition
         do {
-            definition = try ViewDefinition(json: body, viewID: list, limits: limits)
+            definition = try ViewDefinition(json: body, viewID: list, limits: limits, definitionLimits: context.configuration.definitionLimits)
         } catch {
             throw .invalidMember(error.detail, pointer: error.pointer)
         }

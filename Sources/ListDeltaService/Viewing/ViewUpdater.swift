@@ -78,7 +78,10 @@ struct ViewUpdater: Sendable {
             } else {
                 let definition: ViewDefinition
                 do {
-                    definition = try ViewDefinition(json: ViewService.json(view.definition), viewID: view.list, limits: limits)
+                    // Read without the definition limits: they were checked when it was written (perhaps by a
+                    // release with other limits), and a stored view must go on being kept.
+                    definition = try ViewDefinition(
+                        json: ViewService.json(view.definition), viewID: view.list, limits: limits, definitionLimits: .unlimited)
                 } catch {
                     context.logger.warning(
                         "a view's stored definition cannot be read; it is not updated", metadata: ["view": "\(view.list)", "error": "\(error)"])

@@ -8,14 +8,16 @@ export const $ = (id) => document.getElementById(id);
 export const reduceMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 /**
- * A new `tag` element with `attrs` (`class`, `text` for its text, `on<event>` for a listener, anything else as an
- * attribute) and `children` appended.
+ * A new `tag` element with `attrs` (`class`, `text` for its text, `on<event>` for a listener, `style` an object of
+ * CSS properties, custom `--properties` included, anything else as an attribute) and `children` appended. Styles go
+ * through the CSSOM, never a `style` attribute, which the page's Content-Security-Policy refuses.
  */
 export const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") node.className = v;
     else if (k === "text") node.textContent = v;
+    else if (k === "style") for (const [property, value] of Object.entries(v)) node.style.setProperty(property, value);
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v);
   }

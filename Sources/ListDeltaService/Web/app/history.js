@@ -71,7 +71,7 @@ export function renderTimeline() {
     if (r === historyState.to) li.classList.add("pick-b");
     const when = entry.committedAt ? new Date(entry.committedAt) : null;
     li.append(
-      el("span", { class: "rev-bar", style: `--size:${changeTotal(entry) / largest}` }),
+      el("span", { class: "rev-bar", style: { "--size": String(changeTotal(entry) / largest) } }),
       el("span", { class: "rev-number", text: `r${r}` }),
       el("span", { class: `rev-op op-${entry.by?.op ?? "unknown"}`, text: byText(entry.by) }),
       el("time", { class: "rev-time", text: when ? when.toLocaleString() : "time not recorded", ...(when ? { datetime: entry.committedAt } : {}) }),
