@@ -36,8 +36,11 @@ fi
 NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
 CC_BIN="${CC:-$(command -v cc || command -v clang)}"
 
-swift build -c release --product http-bench-server >/dev/null
-OURS_BIN="$(swift build -c release --show-bin-path)/http-bench-server"
+# OURS_BIN measures another build of http-bench-server (an earlier commit's, to compare before and after a change).
+if [ -z "${OURS_BIN:-}" ]; then
+    swift build -c release --product http-bench-server >/dev/null
+    OURS_BIN="$(swift build -c release --show-bin-path)/http-bench-server"
+fi
 
 # shellcheck source=Benchmarks/lib/workdir.sh
 source Benchmarks/lib/workdir.sh

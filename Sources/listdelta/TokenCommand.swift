@@ -21,7 +21,7 @@ struct Token: ParsableCommand {
     @Option(name: .customLong("lists"), help: "A list-id pattern the token covers, * for any run of characters; repeat for several.")
     var lists: [String] = []
 
-    @Option(help: "Seconds the token is valid.")
+    @Option(help: "Seconds the token is valid (at most maxTokenLifetimeSeconds, a day by default).")
     var expiresIn: Int = 900
 
     func run() throws {
@@ -32,7 +32,10 @@ struct Token: ParsableCommand {
         if let bad = lists.first(where: { ListPattern($0) == nil }) {
             throw ValidationError("\"\(bad)\" is not a list-id pattern (A-Z a-z 0-9 . _ - and *)")
         }
-        guard (1...31_536_000).contains(expiresIn) else { throw ValidationError("--expires-in must be 1...31536000 seconds") }
+        // A token the service would refuse is no use: it lives at most the configured maxTokenLifetimeSeconds.
+        guard (1...settings.maxTokenLifetimeSeconds).contains(expiresIn) else {
+            throw ValidationError("--expires-in must be 1...\(settings.maxTokenLifetimeSeconds) seconds (maxTokenLifetimeSeconds)")
+        }
         let (secret, patterns, lifetime) = (settings.jwtSecret, lists, Double(expiresIn))
         let token = try waitForTask {
             try await TokenMinter.hs256(secret: secret).token(scope: scope, lists: patterns, lifetime: lifetime)
