@@ -63,7 +63,7 @@ public struct AtomParser: FeedParsing {
             if let term = category.attributes["term"].flatMap(FeedText.trimmed) { entry.categories.append(term) }
         }
         for link in atom.children("link", of: node) where link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() == "enclosure" {
-            if let url = link.attributes["href"].flatMap({ FeedText.resolve($0, against: link.base) }) {
+            if let url = link.attributes["href"].flatMap({ WebLink.resolve($0, against: link.base) }) {
                 entry.enclosure = FeedEnclosure(
                     url: url, type: link.attributes["type"].flatMap(FeedText.trimmed),
                     length: FeedText.integer(link.attributes["length"]))
@@ -100,11 +100,12 @@ struct AtomElements {
 
     /// The page a reader opens: the first `link` with `rel="alternate"` (the default) and an HTML type (none,
     /// `text/html`, `application/xhtml+xml`), else the first alternate of another type; its `href` resolved against
-    /// its base. Other relations (`self`, `related`, `enclosure` …) are never the entry's page.
+    /// its base, and only an `http(s)` URL (see `WebLink`). Other relations (`self`, `related`, `enclosure` …) are
+    /// never the entry's page.
     func alternateLink(of node: XMLNode) -> String? {
         var otherAlternate: String?
         for link in children("link", of: node) {
-            guard let href = link.attributes["href"], let resolved = FeedText.resolve(href, against: link.base) else { continue }
+            guard let href = link.attributes["href"], let resolved = WebLink.resolve(href, against: link.base) else { continue }
             let rel = link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
             let type = link.attributes["type"].flatMap(FeedText.trimmed)?.lowercased()
             if rel == "alternate" {

@@ -10,7 +10,7 @@ struct CDFReader {
         var feed = Feed(format: .cdf)
         feed.title = root.child("title", in: "")?.trimmedText.flatMap(RSSParser.shownTitle)
         feed.subtitle = root.child("abstract", in: "")?.trimmedText
-        feed.link = root.attributes["href"].flatMap { FeedText.resolve($0, against: root.base) }
+        feed.link = root.attributes["href"].flatMap { WebLink.resolve($0, against: root.base) }
         var items: [XMLNode] = []
         collectItems(of: root, into: &items)
         let kept = min(items.count, limits.maximumEntries)
@@ -33,7 +33,7 @@ struct CDFReader {
     private func entry(_ item: XMLNode) -> FeedEntry {
         var entry = FeedEntry()
         entry.title = item.child("title", in: "")?.trimmedText.flatMap(RSSParser.shownTitle)
-        entry.link = item.attributes["href"].flatMap { FeedText.resolve($0, against: item.base) }
+        entry.link = item.attributes["href"].flatMap { WebLink.resolve($0, against: item.base) }
         entry.summary = item.child("abstract", in: "")?.trimmedText.map { FeedText.cut($0, toBytes: limits.maximumTextBytes) }
         entry.updated = item.attributes["lastmod"].flatMap(FeedDate.parse)
         return entry

@@ -47,7 +47,7 @@ public struct RSSParser: FeedParsing {
             feed.title = channel.child("title", where: FeedNamespace.isRSS)?.trimmedText.flatMap(Self.shownTitle)
             feed.subtitle = channel.child("description", where: FeedNamespace.isRSS)?.trimmedText
             if let link = channel.child("link", where: FeedNamespace.isRSS)?.trimmedText {
-                feed.link = FeedText.resolve(link, against: channel.base)
+                feed.link = WebLink.resolve(link, against: channel.base)
             }
         }
         let kept = min(items.count, limits.maximumEntries)
@@ -73,7 +73,7 @@ public struct RSSParser: FeedParsing {
             switch (child.namespace, child.name) {
             case (let ns, "title") where rss(ns): if entry.title == nil { entry.title = child.trimmedText.flatMap(Self.shownTitle) }
             case (let ns, "link") where rss(ns):
-                if entry.link == nil, let link = child.trimmedText { entry.link = FeedText.resolve(link, against: child.base) }
+                if entry.link == nil, let link = child.trimmedText { entry.link = WebLink.resolve(link, against: child.base) }
             case (let ns, "guid") where rss(ns):
                 if entry.id == nil, let guid = child.trimmedText {
                     entry.id = guid
@@ -88,7 +88,7 @@ public struct RSSParser: FeedParsing {
             case (let ns, "pubdate") where rss(ns):
                 if entry.published == nil { entry.published = child.trimmedText.flatMap(FeedDate.parse) }
             case (let ns, "enclosure") where rss(ns):
-                if entry.enclosure == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                if entry.enclosure == nil, let url = child.attributes["url"].flatMap({ WebLink.resolve($0, against: child.base) }) {
                     entry.enclosure = FeedEnclosure(
                         url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
                         length: FeedText.integer(child.attributes["length"]))
@@ -106,7 +106,7 @@ public struct RSSParser: FeedParsing {
             case (FeedNamespace.atom, "link"):
                 let rel = child.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
                 if atomLink == nil, rel == "alternate", let href = child.attributes["href"] {
-                    atomLink = FeedText.resolve(href, against: child.base)
+                    atomLink = WebLink.resolve(href, against: child.base)
                 }
             default: break
             }
@@ -116,7 +116,7 @@ public struct RSSParser: FeedParsing {
         if entry.link == nil, guidIsPermaLink, let guid = entry.id, guid.hasPrefix("http://") || guid.hasPrefix("https://") {
             entry.link = guid
         }
-        if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = FeedText.resolve(about, against: item.base) }
+        if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = WebLink.resolve(about, against: item.base) }
         if entry.enclosure == nil { entry.enclosure = MediaRSS.enclosure(in: item) }
         return entry
     }
@@ -130,7 +130,7 @@ enum MediaRSS {
         for child in item.children where child.namespace == FeedNamespace.media {
             switch child.name {
             case "content":
-                if let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                if let url = child.attributes["url"].flatMap({ WebLink.resolve($0, against: child.base) }) {
                     return FeedEnclosure(
                         url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
                         length: FeedText.integer(child.attributes["filesize"]))
@@ -138,7 +138,7 @@ enum MediaRSS {
             case "group":
                 if let inner = enclosure(in: child) { return inner }
             case "thumbnail":
-                if thumbnail == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                if thumbnail == nil, let url = child.attributes["url"].flatMap({ WebLink.resolve($0, against: child.base) }) {
                     thumbnail = FeedEnclosure(url: url)
                 }
             default: break
