@@ -48,11 +48,14 @@ public struct AtomParser: FeedParsing {
         return feed
     }
 
+    /// One entry. Its link is its alternate (see `AtomElements.alternateLink`), else its `id` when that resolves
+    /// (against the id's base) to an `http(s)` URL, as readers do; the id itself is kept as written.
     private func entry(_ node: XMLNode, _ atom: AtomElements) -> FeedEntry {
         var entry = FeedEntry()
-        entry.id = atom.child("id", of: node)?.trimmedText
+        let id = atom.child("id", of: node)
+        entry.id = id?.trimmedText
         entry.title = atom.child("title", of: node).flatMap { AtomText($0).plain }
-        entry.link = atom.alternateLink(of: node)
+        entry.link = atom.alternateLink(of: node) ?? id.flatMap { id in id.trimmedText.flatMap { WebLink.resolve($0, against: id.base) } }
         entry.summary = atom.child("summary", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
         entry.content = atom.child("content", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
         // Atom 0.3: `issued` (or `created`) is the publication, `modified` the update.
@@ -62,7 +65,7 @@ public struct AtomParser: FeedParsing {
         for category in atom.children("category", of: node) {
             if let term = category.attributes["term"].flatMap(FeedText.trimmed) { entry.categories.append(term) }
         }
-        for link in atom.children("link", of: node) where link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() == "enclosure" {
+        for link in atom.children("link", of: node) where AtomElements.relation(of: link) == "enclosure" {
             if let url = link.attributes["href"].flatMap({ WebLink.resolve($0, against: link.base) }) {
                 entry.enclosure = FeedEnclosure(
                     url: url, type: link.attributes["type"].flatMap(FeedText.trimmed),
@@ -106,7 +109,7 @@ struct AtomElements {
         var otherAlternate: String?
         for link in children("link", of: node) {
             guard let href = link.attributes["href"], let resolved = WebLink.resolve(href, against: link.base) else { continue }
-            let rel = link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
+            let rel = Self.relation(of: link)
             let type = link.attributes["type"].flatMap(FeedText.trimmed)?.lowercased()
             if rel == "alternate" {
                 if type == nil || type == "text/html" || type == "application/xhtml+xml" { return resolved }
@@ -114,6 +117,11 @@ struct AtomElements {
             }
         }
         return otherAlternate
+    }
+
+    /// A `link`'s relation: its `rel`, trimmed and lower-cased, `alternate` when it has none.
+    static func relation(of link: XMLNode) -> String {
+        link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
     }
 
     /// The `author` elements' names, or their e-mail addresses when they have no name.

@@ -63,21 +63,30 @@ public struct RSSParser: FeedParsing {
         HTMLText.looksLikeHTML(text) ? HTMLText.text(text) : text
     }
 
-    /// One `item` as an entry.
+    /// An RSS `link`'s URL: its text, or, for one written Atom's way without Atom's namespace (`<link
+    /// href="…"/>`, no text), its `href` when its `rel` is `alternate` (the default).
+    private static func linkText(_ link: XMLNode) -> String? {
+        if let text = link.trimmedText { return text }
+        guard AtomElements.relation(of: link) == "alternate" else { return nil }
+        return link.attributes["href"]
+    }
+
+    /// One `item` as an entry. Its link is the first `http(s)` one of: `link`, an `atom:link` alternate, the
+    /// `guid` when it is a permalink (resolved against its base, as readers do), RSS 1.0's `rdf:about`.
     private func entry(_ item: XMLNode) -> FeedEntry {
         var entry = FeedEntry()
         let rss = FeedNamespace.isRSS
-        var guidIsPermaLink = false
+        var permaLink: XMLNode?
         var atomLink: String?
         for child in item.children {
             switch (child.namespace, child.name) {
             case (let ns, "title") where rss(ns): if entry.title == nil { entry.title = child.trimmedText.flatMap(Self.shownTitle) }
             case (let ns, "link") where rss(ns):
-                if entry.link == nil, let link = child.trimmedText { entry.link = WebLink.resolve(link, against: child.base) }
+                if entry.link == nil, let link = Self.linkText(child) { entry.link = WebLink.resolve(link, against: child.base) }
             case (let ns, "guid") where rss(ns):
                 if entry.id == nil, let guid = child.trimmedText {
                     entry.id = guid
-                    guidIsPermaLink = child.attributes["ispermalink"]?.lowercased() != "false"
+                    if child.attributes["ispermalink"]?.lowercased() != "false" { permaLink = child }
                 }
             case (let ns, "description") where rss(ns):
                 if entry.summary == nil { entry.summary = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
@@ -104,8 +113,7 @@ public struct RSSParser: FeedParsing {
             case (FeedNamespace.content, "encoded"):
                 if entry.content == nil { entry.content = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
             case (FeedNamespace.atom, "link"):
-                let rel = child.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
-                if atomLink == nil, rel == "alternate", let href = child.attributes["href"] {
+                if atomLink == nil, AtomElements.relation(of: child) == "alternate", let href = child.attributes["href"] {
                     atomLink = WebLink.resolve(href, against: child.base)
                 }
             default: break
@@ -113,9 +121,7 @@ public struct RSSParser: FeedParsing {
         }
         if entry.id == nil, let about = item.attributes["rdf:about"].flatMap(FeedText.trimmed) { entry.id = about }
         if entry.link == nil { entry.link = atomLink }
-        if entry.link == nil, guidIsPermaLink, let guid = entry.id, guid.hasPrefix("http://") || guid.hasPrefix("https://") {
-            entry.link = guid
-        }
+        if entry.link == nil, let permaLink, let guid = permaLink.trimmedText { entry.link = WebLink.resolve(guid, against: permaLink.base) }
         if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = WebLink.resolve(about, against: item.base) }
         if entry.enclosure == nil { entry.enclosure = MediaRSS.enclosure(in: item) }
         return entry
