@@ -54,7 +54,7 @@ public struct AtomParser: FeedParsing {
         var entry = FeedEntry()
         let id = atom.child("id", of: node)
         entry.id = id?.trimmedText
-        entry.title = atom.child("title", of: node).flatMap { AtomText($0).plain }
+        entry.title = atom.child("title", of: node).flatMap { AtomText($0).plain } ?? ExtensionTitle.title(of: node, plain: { $0 })
         entry.link = atom.alternateLink(of: node) ?? id.flatMap { id in id.trimmedText.flatMap { WebLink.resolve($0, against: id.base) } }
         entry.summary = atom.child("summary", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
         entry.content = atom.child("content", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }

@@ -123,6 +123,7 @@ public struct RSSParser: FeedParsing {
         if entry.link == nil { entry.link = atomLink }
         if entry.link == nil, let permaLink, let guid = permaLink.trimmedText { entry.link = WebLink.resolve(guid, against: permaLink.base) }
         if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = WebLink.resolve(about, against: item.base) }
+        if entry.title == nil { entry.title = ExtensionTitle.title(of: item, plain: Self.shownTitle) }
         if entry.enclosure == nil { entry.enclosure = MediaRSS.enclosure(in: item) }
         return entry
     }
