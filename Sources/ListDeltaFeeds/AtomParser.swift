@@ -1,8 +1,9 @@
 import Foundation
 
-/// Reads Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`) and Atom 0.3 (`<feed version="0.3"
-/// xmlns="http://purl.org/atom/ns#">`, or without a namespace but with a 0.x `version`) into the same model:
-/// `xml:base`, text constructs (see `AtomText`), links by relation, authors inherited from the feed.
+/// Reads Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`), Atom 0.3 (`<feed version="0.3"
+/// xmlns="http://purl.org/atom/ns#">`) and a `feed` without a namespace into the same model: `xml:base`, text
+/// constructs (see `AtomText`), links by relation, authors inherited from the feed. Each `entry` (or `item`, which
+/// some generators write instead) of the feed is an entry.
 public struct AtomParser: FeedParsing {
     /// The bounds applied.
     public var limits: FeedLimits
@@ -25,9 +26,10 @@ public struct AtomParser: FeedParsing {
         guard root.name == "feed" else {
             throw FeedParseError(.notAFeed, "The root element <\(root.name)> is not an Atom <feed>.")
         }
-        let version = root.attributes["version"].flatMap(FeedText.trimmed)
-        guard FeedNamespace.isAtom(root.namespace) || (root.namespace.isEmpty && version?.hasPrefix("0.") == true) else {
-            throw FeedParseError(.notAFeed, "The <feed> element is not in the Atom namespace (\(FeedNamespace.atom), or \(FeedNamespace.atom03) for Atom 0.3).")
+        guard FeedNamespace.isAtom(root.namespace) || root.namespace.isEmpty else {
+            throw FeedParseError(
+                .notAFeed,
+                "The <feed> element is in the namespace \(root.namespace.prefix(120)), not Atom's (\(FeedNamespace.atom), or \(FeedNamespace.atom03) for Atom 0.3).")
         }
         let atom = AtomElements(namespace: root.namespace)
         var feed = Feed(format: .atom)
@@ -36,7 +38,7 @@ public struct AtomParser: FeedParsing {
         feed.info = atom.child("info", of: root).flatMap { AtomText($0).plain }
         feed.link = atom.alternateLink(of: root)
         let feedAuthors = atom.authors(of: root)
-        let entries = atom.children("entry", of: root)
+        let entries = root.children.filter { ($0.name == "entry" || $0.name == "item") && atom.accepts($0.namespace) }
         let kept = min(entries.count, limits.maximumEntries)
         feed.droppedEntries = entries.count - kept
         feed.entries.reserveCapacity(kept)
