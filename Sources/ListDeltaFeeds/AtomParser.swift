@@ -1,8 +1,9 @@
 import Foundation
 
-/// Reads Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`) and Atom 0.3 (`<feed version="0.3"
-/// xmlns="http://purl.org/atom/ns#">`, or without a namespace but with a 0.x `version`) into the same model:
-/// `xml:base`, text constructs (see `AtomText`), links by relation, authors inherited from the feed.
+/// Reads Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`), Atom 0.3 (`<feed version="0.3"
+/// xmlns="http://purl.org/atom/ns#">`) and a `feed` without a namespace into the same model: `xml:base`, text
+/// constructs (see `AtomText`), links by relation, authors inherited from the feed. Each `entry` (or `item`, which
+/// some generators write instead) of the feed is an entry.
 public struct AtomParser: FeedParsing {
     /// The bounds applied.
     public var limits: FeedLimits
@@ -25,9 +26,10 @@ public struct AtomParser: FeedParsing {
         guard root.name == "feed" else {
             throw FeedParseError(.notAFeed, "The root element <\(root.name)> is not an Atom <feed>.")
         }
-        let version = root.attributes["version"].flatMap(FeedText.trimmed)
-        guard FeedNamespace.isAtom(root.namespace) || (root.namespace.isEmpty && version?.hasPrefix("0.") == true) else {
-            throw FeedParseError(.notAFeed, "The <feed> element is not in the Atom namespace (\(FeedNamespace.atom), or \(FeedNamespace.atom03) for Atom 0.3).")
+        guard FeedNamespace.isAtom(root.namespace) || root.namespace.isEmpty else {
+            throw FeedParseError(
+                .notAFeed,
+                "The <feed> element is in the namespace \(root.namespace.prefix(120)), not Atom's (\(FeedNamespace.atom), or \(FeedNamespace.atom03) for Atom 0.3).")
         }
         let atom = AtomElements(namespace: root.namespace)
         var feed = Feed(format: .atom)
@@ -36,7 +38,7 @@ public struct AtomParser: FeedParsing {
         feed.info = atom.child("info", of: root).flatMap { AtomText($0).plain }
         feed.link = atom.alternateLink(of: root)
         let feedAuthors = atom.authors(of: root)
-        let entries = atom.children("entry", of: root)
+        let entries = root.children.filter { ($0.name == "entry" || $0.name == "item") && atom.accepts($0.namespace) }
         let kept = min(entries.count, limits.maximumEntries)
         feed.droppedEntries = entries.count - kept
         feed.entries.reserveCapacity(kept)
@@ -48,11 +50,14 @@ public struct AtomParser: FeedParsing {
         return feed
     }
 
+    /// One entry. Its link is its alternate (see `AtomElements.alternateLink`), else its `id` when that resolves
+    /// (against the id's base) to an `http(s)` URL, as readers do; the id itself is kept as written.
     private func entry(_ node: XMLNode, _ atom: AtomElements) -> FeedEntry {
         var entry = FeedEntry()
-        entry.id = atom.child("id", of: node)?.trimmedText
-        entry.title = atom.child("title", of: node).flatMap { AtomText($0).plain }
-        entry.link = atom.alternateLink(of: node)
+        let id = atom.child("id", of: node)
+        entry.id = id?.trimmedText
+        entry.title = atom.child("title", of: node).flatMap { AtomText($0).plain } ?? ExtensionTitle.title(of: node, plain: { $0 })
+        entry.link = atom.alternateLink(of: node) ?? id.flatMap { id in id.trimmedText.flatMap { WebLink.resolve($0, against: id.base) } }
         entry.summary = atom.child("summary", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
         entry.content = atom.child("content", of: node).flatMap { FeedText.bounded(AtomText($0).value, limits.maximumTextBytes) }
         // Atom 0.3: `issued` (or `created`) is the publication, `modified` the update.
@@ -62,8 +67,8 @@ public struct AtomParser: FeedParsing {
         for category in atom.children("category", of: node) {
             if let term = category.attributes["term"].flatMap(FeedText.trimmed) { entry.categories.append(term) }
         }
-        for link in atom.children("link", of: node) where link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() == "enclosure" {
-            if let url = link.attributes["href"].flatMap({ FeedText.resolve($0, against: link.base) }) {
+        for link in atom.children("link", of: node) where AtomElements.relation(of: link) == "enclosure" {
+            if let url = link.attributes["href"].flatMap({ WebLink.resolve($0, against: link.base) }) {
                 entry.enclosure = FeedEnclosure(
                     url: url, type: link.attributes["type"].flatMap(FeedText.trimmed),
                     length: FeedText.integer(link.attributes["length"]))
@@ -100,12 +105,13 @@ struct AtomElements {
 
     /// The page a reader opens: the first `link` with `rel="alternate"` (the default) and an HTML type (none,
     /// `text/html`, `application/xhtml+xml`), else the first alternate of another type; its `href` resolved against
-    /// its base. Other relations (`self`, `related`, `enclosure` …) are never the entry's page.
+    /// its base, and only an `http(s)` URL (see `WebLink`). Other relations (`self`, `related`, `enclosure` …) are
+    /// never the entry's page.
     func alternateLink(of node: XMLNode) -> String? {
         var otherAlternate: String?
         for link in children("link", of: node) {
-            guard let href = link.attributes["href"], let resolved = FeedText.resolve(href, against: link.base) else { continue }
-            let rel = link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
+            guard let href = link.attributes["href"], let resolved = WebLink.resolve(href, against: link.base) else { continue }
+            let rel = Self.relation(of: link)
             let type = link.attributes["type"].flatMap(FeedText.trimmed)?.lowercased()
             if rel == "alternate" {
                 if type == nil || type == "text/html" || type == "application/xhtml+xml" { return resolved }
@@ -113,6 +119,11 @@ struct AtomElements {
             }
         }
         return otherAlternate
+    }
+
+    /// A `link`'s relation: its `rel`, trimmed and lower-cased, `alternate` when it has none.
+    static func relation(of link: XMLNode) -> String {
+        link.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
     }
 
     /// The `author` elements' names, or their e-mail addresses when they have no name.

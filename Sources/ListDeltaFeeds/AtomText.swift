@@ -15,8 +15,10 @@ struct AtomText {
     /// Reads `node`'s construct.
     ///
     /// `type` `html`/`text/html` is HTML, `xhtml`/`application/xhtml+xml` is XHTML, anything else (or none) text.
-    /// `mode="escaped"` means HTML unless `type` says `text/plain`; `mode="base64"` is decoded (as UTF-8) first. XHTML
-    /// and inline `mode="xml"` HTML are the element's children serialized (inside the XHTML `div`, when there is one).
+    /// `mode="escaped"` means HTML unless `type` says `text/plain`. `mode="base64"`, or no `mode` and a `type` that
+    /// is a media type neither `text/…` nor XML (`application/octet-stream`: RFC 4287's rule for content, which
+    /// feeds apply to titles too), is decoded first, as UTF-8 (kept as written when it does not decode). XHTML and
+    /// inline `mode="xml"` HTML are the element's children serialized (inside the XHTML `div`, when there is one).
     /// - Complexity: O(*n*) in the size of the element.
     init(_ node: XMLNode) {
         let type = node.attributes["type"].flatMap(FeedText.trimmed)?.lowercased()
@@ -27,14 +29,14 @@ struct AtomText {
         case "xhtml", "application/xhtml+xml": kind = .xhtml
         default: kind = .text
         }
-        switch mode {
+        switch mode ?? (type.map(Self.isBinary) == true ? "base64" : nil) {
         case "escaped":
             if kind == .xhtml || (kind == .text && type != "text" && type != "text/plain") { kind = .html }
             value = FeedText.trimmed(node.textContent)
         case "base64":
             if kind == .xhtml { kind = .html }
             let decoded = Data(base64Encoded: node.textContent, options: .ignoreUnknownCharacters)
-            value = decoded.flatMap { FeedText.trimmed(String(decoding: $0, as: UTF8.self)) }
+            value = decoded.flatMap { String(validating: $0, as: UTF8.self) }.flatMap(FeedText.trimmed) ?? node.trimmedText
         default:
             if kind == .xhtml || (kind == .html && !node.children.isEmpty) {
                 let container = node.child("div", in: FeedNamespace.xhtml) ?? node
@@ -45,6 +47,11 @@ struct AtomText {
             }
         }
         self.kind = kind
+    }
+
+    /// Whether a media type says the content is base64: one with a `/` that is not `text/…`, `…/xml` or `…+xml`.
+    private static func isBinary(_ type: String) -> Bool {
+        type.utf8.contains(UInt8(ascii: "/")) && !type.hasPrefix("text/") && !type.hasSuffix("/xml") && !type.hasSuffix("+xml")
     }
 
     /// The value as a reader shows it: markup as text (tags removed, references decoded), text as is.

@@ -1,23 +1,12 @@
-/// HTML shown as text, as a feed reader shows a title: tags removed, character references decoded.
+/// HTML shown as text, as a feed reader shows a title: markup removed (see `HTMLMarkup`), character references
+/// decoded.
 enum HTMLText {
-    /// `html` as text: every tag, comment and processing instruction removed (`<` followed by a letter, `/`, `!`
-    /// or `?`, up to the next `>`), then named (see `HTMLEntities`) and numeric character references decoded, white
+    /// `html` as text: its markup removed (tags; comments, CDATA sections, `script` and `style` elements with their
+    /// content; see `HTMLMarkup`), then named (see `HTMLEntities`) and numeric character references decoded, white
     /// space runs made one space, trimmed. `nil` when nothing is left.
     /// - Complexity: O(*n*) in the text.
     static func text(_ html: String) -> String? {
-        var withoutTags = ""
-        withoutTags.reserveCapacity(html.utf8.count)
-        var scalars = html.unicodeScalars[...]
-        while let scalar = scalars.first {
-            scalars = scalars.dropFirst()
-            if scalar == "<", let next = scalars.first, next.properties.isAlphabetic || next == "/" || next == "!" || next == "?" {
-                guard let close = scalars.firstIndex(of: ">") else { break }
-                scalars = scalars[scalars.index(after: close)...]
-                continue
-            }
-            withoutTags.unicodeScalars.append(scalar)
-        }
-        return FeedText.trimmed(collapsingSpaces(decodingReferences(withoutTags)))
+        FeedText.trimmed(collapsingSpaces(decodingReferences(HTMLMarkup.removingMarkup(html))))
     }
 
     /// Whether `text` reads as HTML rather than plain text (feedparser's guess for RSS, whose titles do not say):
@@ -35,7 +24,7 @@ enum HTMLText {
             while index < bytes.count {
                 switch bytes[index] {
                 case UInt8(ascii: "<"):
-                    if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), isASCIILetter(bytes[index + 2]), lastClose > index + 2 {
+                    if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), HTMLMarkup.isASCIILetter(bytes[index + 2]), lastClose > index + 2 {
                         sawMarkup = true
                     }
                 case UInt8(ascii: "&"):
@@ -45,7 +34,7 @@ enum HTMLText {
                     let name = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
                     if name[0] == UInt8(ascii: "#") {
                         if name.count > 1 { sawMarkup = true }
-                    } else if name.allSatisfy({ isASCIILetter($0) || ($0 >= 0x30 && $0 <= 0x39) }) {
+                    } else if name.allSatisfy({ HTMLMarkup.isASCIILetter($0) || ($0 >= 0x30 && $0 <= 0x39) }) {
                         // An unknown name means the text is not HTML (feedparser's rule).
                         guard HTMLEntities.character(named: Substring(decoding: name, as: UTF8.self)) != nil else { return false }
                         sawMarkup = true
@@ -57,11 +46,6 @@ enum HTMLText {
             }
             return sawMarkup
         }
-    }
-
-    @inline(__always)
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
-        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
     }
 
     /// `text` with `&name;`, `&#123;` and `&#x7B;` replaced by their characters; unknown or broken references stay

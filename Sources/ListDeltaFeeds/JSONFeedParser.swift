@@ -32,7 +32,7 @@ public struct JSONFeedParser: FeedParsing {
         var feed = Feed(format: .jsonFeed)
         feed.title = object["title"]?.stringValue.flatMap(FeedText.trimmed)
         feed.subtitle = object["description"]?.stringValue.flatMap(FeedText.trimmed)
-        feed.link = object["home_page_url"]?.stringValue.flatMap { FeedText.resolve($0, against: baseURL) }
+        feed.link = object["home_page_url"]?.stringValue.flatMap { WebLink.resolve($0, against: baseURL) }
         let feedAuthors = Self.authors(in: object)
         let items = (object["items"]?.arrayValue ?? []).compactMap(\.objectValue)
         let kept = min(items.count, limits.maximumEntries)
@@ -53,8 +53,9 @@ public struct JSONFeedParser: FeedParsing {
         case .number(let number)?: entry.id = number.literal
         default: break
         }
-        let link = item["url"]?.stringValue ?? item["external_url"]?.stringValue
-        entry.link = link.flatMap { FeedText.resolve($0, against: baseURL) }
+        // The item's own page, else the page it is about; only an http(s) one (see `WebLink`).
+        entry.link = item["url"]?.stringValue.flatMap { WebLink.resolve($0, against: baseURL) }
+            ?? item["external_url"]?.stringValue.flatMap { WebLink.resolve($0, against: baseURL) }
         entry.title = item["title"]?.stringValue.flatMap(FeedText.trimmed)
         entry.summary = FeedText.bounded(item["summary"]?.stringValue, limits.maximumTextBytes)
         entry.content = FeedText.bounded(
@@ -64,7 +65,7 @@ public struct JSONFeedParser: FeedParsing {
         entry.authors = Self.authors(in: item)
         entry.categories = (item["tags"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(FeedText.trimmed) }
         if let attachment = item["attachments"]?.arrayValue?.first?.objectValue,
-            let url = attachment["url"]?.stringValue.flatMap({ FeedText.resolve($0, against: baseURL) })
+            let url = attachment["url"]?.stringValue.flatMap({ WebLink.resolve($0, against: baseURL) })
         {
             var length: Int?
             if case .number(let size)? = attachment["size_in_bytes"], let bytes = size.intValue, bytes >= 0 { length = bytes }

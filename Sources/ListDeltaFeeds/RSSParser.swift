@@ -47,7 +47,7 @@ public struct RSSParser: FeedParsing {
             feed.title = channel.child("title", where: FeedNamespace.isRSS)?.trimmedText.flatMap(Self.shownTitle)
             feed.subtitle = channel.child("description", where: FeedNamespace.isRSS)?.trimmedText
             if let link = channel.child("link", where: FeedNamespace.isRSS)?.trimmedText {
-                feed.link = FeedText.resolve(link, against: channel.base)
+                feed.link = WebLink.resolve(link, against: channel.base)
             }
         }
         let kept = min(items.count, limits.maximumEntries)
@@ -63,21 +63,30 @@ public struct RSSParser: FeedParsing {
         HTMLText.looksLikeHTML(text) ? HTMLText.text(text) : text
     }
 
-    /// One `item` as an entry.
+    /// An RSS `link`'s URL: its text, or, for one written Atom's way without Atom's namespace (`<link
+    /// href="…"/>`, no text), its `href` when its `rel` is `alternate` (the default).
+    private static func linkText(_ link: XMLNode) -> String? {
+        if let text = link.trimmedText { return text }
+        guard AtomElements.relation(of: link) == "alternate" else { return nil }
+        return link.attributes["href"]
+    }
+
+    /// One `item` as an entry. Its link is the first `http(s)` one of: `link`, an `atom:link` alternate, the
+    /// `guid` when it is a permalink (resolved against its base, as readers do), RSS 1.0's `rdf:about`.
     private func entry(_ item: XMLNode) -> FeedEntry {
         var entry = FeedEntry()
         let rss = FeedNamespace.isRSS
-        var guidIsPermaLink = false
+        var permaLink: XMLNode?
         var atomLink: String?
         for child in item.children {
             switch (child.namespace, child.name) {
             case (let ns, "title") where rss(ns): if entry.title == nil { entry.title = child.trimmedText.flatMap(Self.shownTitle) }
             case (let ns, "link") where rss(ns):
-                if entry.link == nil, let link = child.trimmedText { entry.link = FeedText.resolve(link, against: child.base) }
+                if entry.link == nil, let link = Self.linkText(child) { entry.link = WebLink.resolve(link, against: child.base) }
             case (let ns, "guid") where rss(ns):
                 if entry.id == nil, let guid = child.trimmedText {
                     entry.id = guid
-                    guidIsPermaLink = child.attributes["ispermalink"]?.lowercased() != "false"
+                    if child.attributes["ispermalink"]?.lowercased() != "false" { permaLink = child }
                 }
             case (let ns, "description") where rss(ns):
                 if entry.summary == nil { entry.summary = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
@@ -88,7 +97,7 @@ public struct RSSParser: FeedParsing {
             case (let ns, "pubdate") where rss(ns):
                 if entry.published == nil { entry.published = child.trimmedText.flatMap(FeedDate.parse) }
             case (let ns, "enclosure") where rss(ns):
-                if entry.enclosure == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                if entry.enclosure == nil, let url = child.attributes["url"].flatMap({ WebLink.resolve($0, against: child.base) }) {
                     entry.enclosure = FeedEnclosure(
                         url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
                         length: FeedText.integer(child.attributes["length"]))
@@ -104,19 +113,17 @@ public struct RSSParser: FeedParsing {
             case (FeedNamespace.content, "encoded"):
                 if entry.content == nil { entry.content = FeedText.bounded(child.textContent, limits.maximumTextBytes) }
             case (FeedNamespace.atom, "link"):
-                let rel = child.attributes["rel"].flatMap(FeedText.trimmed)?.lowercased() ?? "alternate"
-                if atomLink == nil, rel == "alternate", let href = child.attributes["href"] {
-                    atomLink = FeedText.resolve(href, against: child.base)
+                if atomLink == nil, AtomElements.relation(of: child) == "alternate", let href = child.attributes["href"] {
+                    atomLink = WebLink.resolve(href, against: child.base)
                 }
             default: break
             }
         }
         if entry.id == nil, let about = item.attributes["rdf:about"].flatMap(FeedText.trimmed) { entry.id = about }
         if entry.link == nil { entry.link = atomLink }
-        if entry.link == nil, guidIsPermaLink, let guid = entry.id, guid.hasPrefix("http://") || guid.hasPrefix("https://") {
-            entry.link = guid
-        }
-        if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = FeedText.resolve(about, against: item.base) }
+        if entry.link == nil, let permaLink, let guid = permaLink.trimmedText { entry.link = WebLink.resolve(guid, against: permaLink.base) }
+        if entry.link == nil, let about = item.attributes["rdf:about"] { entry.link = WebLink.resolve(about, against: item.base) }
+        if entry.title == nil { entry.title = ExtensionTitle.title(of: item, plain: Self.shownTitle) }
         if entry.enclosure == nil { entry.enclosure = MediaRSS.enclosure(in: item) }
         return entry
     }
@@ -130,7 +137,7 @@ enum MediaRSS {
         for child in item.children where child.namespace == FeedNamespace.media {
             switch child.name {
             case "content":
-                if let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                if let url = child.attributes["url"].flatMap({ WebLink.resolve($0, against: child.base) }) {
                     return FeedEnclosure(
                         url: url, type: child.attributes["type"].flatMap(FeedText.trimmed),
                         length: FeedText.integer(child.attributes["filesize"]))
@@ -138,7 +145,7 @@ enum MediaRSS {
             case "group":
                 if let inner = enclosure(in: child) { return inner }
             case "thumbnail":
-                if thumbnail == nil, let url = child.attributes["url"].flatMap({ FeedText.resolve($0, against: child.base) }) {
+                if thumbnail == nil, let url = child.attributes["url"].flatMap({ WebLink.resolve($0, against: child.base) }) {
                     thumbnail = FeedEnclosure(url: url)
                 }
             default: break

