@@ -38,10 +38,10 @@ let package = Package(
     targets: [
         // Tiny text helpers the HTTP layer, the core, the feeds and the service share: the one JSON string escaper, space
         // trimming, RFC 3339 timestamps.
-        .target(name: "WireText", swiftSettings: swiftSettings),
+        .target(name: "TextFormats", swiftSettings: swiftSettings),
 
         // The pure model, diff and patch: no I/O, no C.
-        .target(name: "ListDeltaCore", dependencies: ["WireText"], swiftSettings: swiftSettings),
+        .target(name: "ListDeltaCore", dependencies: ["TextFormats"], swiftSettings: swiftSettings),
 
         // C at the edge.
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
-                "CLibevent", "ZlibCodec", "WireText",
+                "CLibevent", "ZlibCodec", "TextFormats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -96,7 +96,7 @@ let package = Package(
 
         // Feeds (RSS 0.9x/2.0 and unversioned, RSS 1.0, CDF, Atom 1.0 and 0.3, JSON Feed) read into values and mapped
         // to list documents: no I/O. XML through libxml2's SAX2 interface, never a tokenizer of our own.
-        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore", "WireText", "CLibXML2"], swiftSettings: swiftSettings),
+        .target(name: "ListDeltaFeeds", dependencies: ["ListDeltaCore", "TextFormats", "CLibXML2"], swiftSettings: swiftSettings),
 
         // Where a list's content comes from outside: fetching a URL (async-http-client, the only target that
         // imports it, and so the other of the two that import SwiftNIO) or a local file, the host policy that keeps
@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "ListDeltaSources",
             dependencies: [
-                "ZlibCodec", "WireText",
+                "ZlibCodec", "TextFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -120,7 +120,7 @@ let package = Package(
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "WireText",
+                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "TextFormats",
                 "ListDeltaFeeds", "ListDeltaSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -210,7 +210,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SupportTests", dependencies: ["ZlibCodec", "WireText"], swiftSettings: swiftSettings),
+        .testTarget(name: "ZlibCodecTests", dependencies: ["ZlibCodec"], swiftSettings: swiftSettings),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaSQLiteTests",
             dependencies: ["ListDeltaSQLite", "ListDeltaStorage", .product(name: "GRDB", package: "GRDB.swift")],

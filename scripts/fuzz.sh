@@ -11,9 +11,9 @@ seconds="${1:-30}"
 out=.build-fuzz
 mkdir -p "$out"
 mapfile -t core < <(find Sources/ListDeltaCore -name '*.swift' | sort)
-# The core imports the tiny WireText module: built first, instrumented the same way, and linked in.
-swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name WireText -emit-library -static \
-  -emit-module -emit-module-path "$out/WireText.swiftmodule" Sources/WireText/*.swift -o "$out/libWireText.a"
+# The core imports the tiny TextFormats module: built first, instrumented the same way, and linked in.
+swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name TextFormats -emit-library -static \
+  -emit-module -emit-module-path "$out/TextFormats.swiftmodule" Sources/TextFormats/*.swift -o "$out/libWireText.a"
 # The feed target is ListDeltaFeeds' sources, which import ListDeltaCore: the core is built as a module the same way.
 swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name ListDeltaCore -emit-library -static \
   -emit-module -emit-module-path "$out/ListDeltaCore.swiftmodule" -I "$out" "${core[@]}" -o "$out/libListDeltaCore.a" 2>&1 \

@@ -1,4 +1,4 @@
-import WireText
+import TextFormats
 
 /// Strong entity tags, one per coding (RFC 9110 §8.8.3): the one place that knows the server's rule that a gzip'd
 /// body's tag is its plain tag with `-gzip` inside the quotes (`"7"` → `"7-gzip"`).

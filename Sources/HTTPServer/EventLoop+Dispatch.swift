@@ -1,6 +1,6 @@
 import CLibevent
 import Synchronization
-import WireText
+import TextFormats
 
 extension EventLoop {
     /// The `evhttp` general callback: checks limits in a fixed order, then routes.

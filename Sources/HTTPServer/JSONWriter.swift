@@ -1,4 +1,4 @@
-import WireText
+import TextFormats
 
 /// A minimal JSON writer for problem bodies: objects of strings and integers, properly escaped.
 struct JSONWriter {

@@ -1,5 +1,5 @@
 public import Foundation
-import WireText
+import TextFormats
 
 /// Feed dates read and written by hand: RFC 822/1123 (RSS) with the deviations real feeds have, and
 /// RFC 3339/ISO 8601 (Atom, JSON Feed, `dc:date`). No `DateFormatter`: no locale, no allocation per date.

@@ -1,5 +1,5 @@
 public import Foundation
-import WireText
+import TextFormats
 
 /// Which hosts a source may reach: the guard that keeps a service that fetches URLs on request from being turned
 /// against its own network.

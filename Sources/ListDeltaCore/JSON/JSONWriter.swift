@@ -1,4 +1,4 @@
-import WireText
+import TextFormats
 
 /// Writes `JSONValue`s as compact JSON text (UTF-8), keys in their stored order.
 public struct JSONWriter: Sendable {

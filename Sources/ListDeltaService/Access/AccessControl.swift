@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 import ListDeltaAccess
-import WireText
+import TextFormats
 
 /// Who may read and write which list (docs/api.md, Access): reads the request's credential, has it verified, and checks
 /// it covers what the request asks. Runs on the event loop: a verified token is a cache lookup.

@@ -1,5 +1,5 @@
 import HTTPServer
-import WireText
+import TextFormats
 
 /// Where anonymous writes (no credential configured) may come from (docs/access.md, Write safety): never from a
 /// page of another origin, which any web site could make a browser send to a developer's instance; and, on an

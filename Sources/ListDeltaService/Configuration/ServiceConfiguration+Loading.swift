@@ -1,5 +1,5 @@
 import ListDeltaCore
-import WireText
+import TextFormats
 
 extension ServiceConfiguration {
     /// One setting's names in the file (camelCase key), the environment (`LISTDELTA_` + upper snake) and how to set it.

@@ -1,6 +1,6 @@
 import HTTPServer
 import ListDeltaEngine
-import WireText
+import TextFormats
 
 /// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
 struct EventRoutes {

@@ -2,7 +2,7 @@ import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
-import WireText
+import TextFormats
 
 /// `GET /v1/lists/{id}/revisions` (the history) and `POST /v1/lists/{id}/revert` (undo and redo).
 struct HistoryRoutes {

@@ -1,6 +1,6 @@
 import HTTPServer
 import ListDeltaAccess
-import WireText
+import TextFormats
 
 /// `GET /v1/events?lists=a:5,b:0` and `GET /v1/diffs?lists=a:5,b:0[&wait=S]`: many lists over one connection.
 struct ManyListsRoutes {

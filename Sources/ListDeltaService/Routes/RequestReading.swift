@@ -1,7 +1,7 @@
 import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
-import WireText
+import TextFormats
 
 /// Reading and checking what a request carries: ids, query numbers, entity tags, media types.
 enum RequestReading {

@@ -3,7 +3,7 @@ import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
 import Logging
-import WireText
+import TextFormats
 
 /// `PUT`, `PATCH` and `DELETE /v1/lists/{id}`.
 struct WriteRoutes {

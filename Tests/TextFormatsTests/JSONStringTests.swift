@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WireText
+import TextFormats
 
 @Suite struct JSONStringTests {
     private func quoted(_ value: String) -> String {

@@ -1,5 +1,5 @@
 import ListDeltaCore
-import WireText
+import TextFormats
 import ListDeltaSources
 
 /// What a source's fetches have found so far: the last attempt, its error, failures in a row, and what the next

@@ -1,6 +1,6 @@
 import Foundation
 import ListDeltaCore
-import WireText
+import TextFormats
 import ListDeltaFeeds
 import ListDeltaSources
 import ListDeltaStorage

@@ -4,7 +4,7 @@ import ListDeltaStorage
 import Logging
 import Metrics
 import Synchronization
-import WireText
+import TextFormats
 
 /// Lists kept equal to a query over another list: attaching, changing, reading and detaching views, and keeping
 /// every view up to date with its base.
