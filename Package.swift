@@ -116,12 +116,26 @@ let package = Package(
         // rendered bodies and the watchers' hub, over any store. No HTTP, no concrete store.
         .target(name: "ListDeltaEngine", dependencies: ["ListDeltaCore", "ListDeltaStorage", "ZlibCodec"], swiftSettings: swiftSettings),
 
-        // API v1: the HTTP adapter. Routes over the HTTP layer and the engine, with the store it is given.
+        // The application layer: everything ListDelta does with lists, over the engine and any store, whoever asks.
+        // Sources (scheduling, fetch cycles, their state), views (registry, scheduler, updater), other instances'
+        // commits, the worker pools, and the one function that follows every commit (`Application.afterCommit`). No
+        // HTTP: its errors are its own (`ApplicationError`).
+        .target(
+            name: "ListDeltaApplication",
+            dependencies: [
+                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaFeeds", "ListDeltaSources", "TextFormats",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // API v1: the HTTP adapter. Routes, the access check, the plumbing of polls and event streams, problem
+        // mapping and the web assets, over the application.
         .target(
             name: "ListDeltaService",
             dependencies: [
-                "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "TextFormats",
-                "ListDeltaFeeds", "ListDeltaSources",
+                "ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "TextFormats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -130,13 +144,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The service behind its HTTP server, on the store the configuration names: the only target that knows both
-        // concrete stores.
+        // The composition root: the configuration (file, environment, flags) and the service behind its HTTP server,
+        // on the store the configuration names. The only target that knows both concrete stores; it hands each
+        // layer a narrow options value.
         .target(
             name: "ListDeltaServer",
             dependencies: [
-                "ListDeltaService", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaPostgres", "ListDeltaAccess",
-                "HTTPServer",
+                "ListDeltaService", "ListDeltaApplication", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaPostgres",
+                "ListDeltaAccess", "ListDeltaCore", "ListDeltaSources", "HTTPServer", "TextFormats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -146,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "listdelta",
             dependencies: [
-                "ListDeltaServer", "ListDeltaService", "ListDeltaAccess",
+                "ListDeltaServer", "ListDeltaAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -186,7 +201,7 @@ let package = Package(
         .target(
             name: "ListDeltaTestSupport",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaServer", "ListDeltaAccess", "HTTPServer",
+                "ListDeltaCore", "ListDeltaService", "ListDeltaApplication", "ListDeltaServer", "ListDeltaAccess", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ListDeltaTestSupport",
@@ -231,18 +246,28 @@ let package = Package(
             name: "ListDeltaEngineTests",
             dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaTestSupport"],
             swiftSettings: swiftSettings),
+        // The application layer without HTTP: source cycles, worker pools, what is known of directly written lists.
+        .testTarget(
+            name: "ListDeltaApplicationTests",
+            dependencies: ["ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaFeeds", "ListDeltaSources", "ListDeltaTestSupport"],
+            swiftSettings: swiftSettings),
+        // The composition root: the configuration's rules and precedence.
+        .testTarget(
+            name: "ListDeltaServerTests",
+            dependencies: ["ListDeltaServer", "ListDeltaPostgres"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaServiceTests",
             dependencies: [
-                "ListDeltaService", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess", "ListDeltaFeeds",
-                "ListDeltaSources", "ListDeltaTestSupport", "ListDeltaCore", "ListDeltaPostgres", "HTTPServer", "ZlibCodec",
+                "ListDeltaService", "ListDeltaApplication", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess",
+                "ListDeltaTestSupport", "ListDeltaCore", "HTTPServer", "ZlibCodec",
             ],
             swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",
             dependencies: [
-                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaTestSupport",
+                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaServer", "ListDeltaTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -119,12 +119,14 @@ final class EventLoop: @unchecked Sendable {
     /// Whether the caller runs on this loop's thread.
     var inLoop: Bool { loopThread.load(ordering: .acquiring) == POSIX.threadID() }
 
-    /// Stops a debug build when loop-only code (every evhttp call, a request's mutable state) runs on another
-    /// thread; compiled out of release builds. Before the thread starts and after it stopped nothing runs on it,
-    /// so only a running loop is checked.
+    /// Stops the process when loop-only code (every evhttp call, a request's mutable state) runs on another thread,
+    /// in release builds too, as the engine's ``EventLoopCheck`` does: libevent runs without its locks, so such a
+    /// call would corrupt it silently. An atomic load and a thread id compare per call. Before the thread starts
+    /// and after it stopped nothing runs on it, so only a running loop is checked.
     @inline(__always)
-    func assertInLoop(_ function: StaticString = #function, file: StaticString = #fileID, line: UInt = #line) {
-        assert(loopThread.load(ordering: .relaxed) == 0 || inLoop, "\(function) must run on its event loop's thread", file: file, line: line)
+    func preconditionInLoop(_ function: StaticString = #function, file: StaticString = #fileID, line: UInt = #line) {
+        let owner = loopThread.load(ordering: .relaxed)
+        precondition(owner == 0 || owner == POSIX.threadID(), "\(function) must run on its event loop's thread", file: file, line: line)
     }
 
     /// Runs `job` on the loop thread: at once when already there, else queued and the loop woken through its pipe.
@@ -209,7 +211,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `job` once on this loop after `seconds`; call on the loop thread. Dropped if the loop exits first.
     func once(after seconds: Double, _ job: @escaping @Sendable () -> Void) {
-        assertInLoop()
+        preconditionInLoop()
         let whole = Int(seconds.rounded(.down))
         var delay = timeval(tv_sec: whole, tv_usec: Int(((seconds - Double(whole)) * 1_000_000).rounded()))
         let box = Unmanaged.passRetained(OnceJob(job)).toOpaque()

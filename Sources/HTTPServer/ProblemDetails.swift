@@ -1,3 +1,5 @@
+import TextFormats
+
 /// A value in ``ProblemDetails/extra``: a string or an integer.
 public enum ProblemValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     case string(String)
@@ -64,16 +66,21 @@ public struct ProblemDetails: Sendable, Error {
 
     /// The JSON document (`type`, `title`, `status`, `detail`, then the extras sorted by key).
     public var jsonBytes: [UInt8] {
-        var writer = JSONWriter()
+        var writer = JSONTextWriter(capacity: 160)
         writer.beginObject()
-        writer.field("type", type)
-        writer.field("title", title)
-        writer.field("status", status)
-        writer.field("detail", detail)
+        for (key, value) in [("type", type), ("title", title)] {
+            writer.key(key)
+            writer.string(value)
+        }
+        writer.key("status")
+        writer.raw(String(status))
+        writer.key("detail")
+        writer.string(detail)
         for key in extra.keys.sorted() where !["type", "title", "status", "detail"].contains(key) {
+            writer.key(key)
             switch extra[key]! {
-            case .string(let s): writer.field(key, s)
-            case .int(let i): writer.field(key, i)
+            case .string(let text): writer.string(text)
+            case .int(let number): writer.raw(String(number))
             }
         }
         writer.endObject()

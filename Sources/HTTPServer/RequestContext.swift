@@ -58,7 +58,7 @@ final class RequestContext: @unchecked Sendable {
     /// Registers a request that is still pending after its handler returned (parked or streaming), so shutdown
     /// can find it. Requests answered at once never enter the table.
     func registerPending() {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard !registered else { return }
         registered = true
         loop.inFlight[ObjectIdentifier(self)] = self
@@ -90,7 +90,7 @@ final class RequestContext: @unchecked Sendable {
     /// Adds `Content-Length` and `Date` itself (libevent would format both with `printf` and `strftime` for every
     /// response) and picks the body: gzip when accepted and worth it, else plain.
     func send(_ response: HTTPResponse) {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
         let status = response.status
         var body: [UInt8]
@@ -162,7 +162,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// Answers from the drain or the missing-reply safety net, whatever was claimed.
     func forceReply(_ response: HTTPResponse) {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard !isStreaming else { return }
         state.store(State.claimed.rawValue, ordering: .releasing)
         send(response)
@@ -217,7 +217,7 @@ final class RequestContext: @unchecked Sendable {
     // MARK: - Streams (loop thread)
 
     func startStream(status: Int, headers: HTTPHeaders) {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard !isClosed, let req, let output = evhttp_request_get_output_headers(req) else { return }
         var head = ResponseHead(into: output, date: loop.date.current(), writing: loop.context.headWriting, keepsContentLength: true)
         for (name, value) in headers { head.add(name, value) }
@@ -241,7 +241,7 @@ final class RequestContext: @unchecked Sendable {
     }
 
     func writeChunk(_ bytes: [UInt8]) {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard isStreaming, !isClosed, !overflowed, let req, !bytes.isEmpty, let buffer = loop.chunkBuffer else { return }
         // A HEAD, 204 or 304 stream has no body: libevent would leave the bytes in the loop's shared buffer.
         guard !isHead, status != 204, status != 304 else { return }
@@ -269,7 +269,7 @@ final class RequestContext: @unchecked Sendable {
     }
 
     func finishStream() {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard isStreaming, !isClosed, let req else { return }
         // libevent may free `req`, and even the connection (running the close callback), inside
         // `evhttp_send_reply_end` when the stream is not chunked: forget it and mark it finished first.
@@ -284,7 +284,7 @@ final class RequestContext: @unchecked Sendable {
     /// Watches the socket while the request is parked or streaming: libevent 2.1 stops reading once a request was
     /// dispatched, so a client that goes away would only be noticed on the next write.
     func watchForDisconnect() {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         guard disconnectWatch == nil, let req, let evcon = evhttp_request_get_connection(req),
             let bev = evhttp_connection_get_bufferevent(evcon)
         else { return }
@@ -344,7 +344,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// The close callback saw the connection go while this request was pending or streaming.
     func clientClosed() {
-        loop.assertInLoop()
+        loop.preconditionInLoop()
         let previous = state.exchange(State.closed.rawValue, ordering: .acquiringAndReleasing)
         guard previous != State.finished.rawValue else { return }
         stopWatching()

@@ -24,6 +24,17 @@ public enum EngineError: Error, Sendable {
     /// A view's write was not applied because a newer one (or a change of the view) came first.
     case superseded(String)
 
+    /// The error in words (for a problem's `detail`, a source's `lastError`, a log line).
+    public var detail: String {
+        switch self {
+        case .notFound(let detail), .unavailable(let detail), .limitReached(let detail), .storage(let detail), .superseded(let detail),
+            .tooLarge(let detail):
+            detail
+        case .gone(_, let detail), .preconditionFailed(_, let detail): detail
+        case .unprocessable(let error): error.detail
+        }
+    }
+
     /// Maps a store failure.
     public static func from(_ error: StoreError) -> EngineError {
         switch error {

@@ -4,20 +4,13 @@ import Foundation
 /// xmlns="http://purl.org/atom/ns#">`) and a `feed` without a namespace into the same model: `xml:base`, text
 /// constructs (see `AtomText`), links by relation, authors inherited from the feed. Each `entry` (or `item`, which
 /// some generators write instead) of the feed is an entry.
-public struct AtomParser: FeedParsing {
+struct AtomParser: XMLFeedReading {
     /// The bounds applied.
-    public var limits: FeedLimits
+    var limits: FeedLimits
 
     /// A parser applying `limits`.
-    public init(limits: FeedLimits = .init()) {
+    init(limits: FeedLimits = .init()) {
         self.limits = limits
-    }
-
-    /// Parses Atom bytes.
-    /// - Throws: `.notAFeed` when the root is not an Atom `feed`; see `FeedParsing`.
-    /// - Complexity: O(*n*) in the bytes.
-    public func parse(_ bytes: [UInt8], baseURL: String?, charset: String?) throws(FeedParseError) -> Feed {
-        try read(XMLFeedDocument.prepare(bytes, charset: charset), baseURL: baseURL)
     }
 
     /// Reads XML already prepared (as `FeedParser` does, once for detection and parsing).

@@ -1,19 +1,12 @@
 /// Reads RSS 0.9x and 2.0 (`<rss><channel><item>`, any version or none), RSS 1.0 (`<rdf:RDF>`, items beside the
 /// channel) and CDF (`<CHANNEL>`), with the Dublin Core, `content:encoded`, `atom:link` and Media RSS extensions.
-public struct RSSParser: FeedParsing {
+struct RSSParser: XMLFeedReading {
     /// The bounds applied.
-    public var limits: FeedLimits
+    var limits: FeedLimits
 
     /// A parser applying `limits`.
-    public init(limits: FeedLimits = .init()) {
+    init(limits: FeedLimits = .init()) {
         self.limits = limits
-    }
-
-    /// Parses RSS or RDF bytes.
-    /// - Throws: `.notAFeed` when the root is neither `rss` nor `rdf:RDF`; see `FeedParsing`.
-    /// - Complexity: O(*n*) in the bytes.
-    public func parse(_ bytes: [UInt8], baseURL: String?, charset: String?) throws(FeedParseError) -> Feed {
-        try read(XMLFeedDocument.prepare(bytes, charset: charset), baseURL: baseURL)
     }
 
     /// Reads XML already prepared (as `FeedParser` does, once for detection and parsing).

@@ -70,17 +70,7 @@ enum AppendFunction {
             DECLARE
                 current_head list_head;
             BEGIN
-                PERFORM pg_advisory_xact_lock(hashtextextended(p_id, 0));
-                SELECT * INTO current_head FROM list_head h WHERE h.id = p_id;
-                IF (FOUND AND (p_expected_revision IS NULL OR current_head.revision <> p_expected_revision
-                        OR current_head.is_deleted <> p_expected_deleted))
-                    OR (NOT FOUND AND p_expected_revision IS NOT NULL) THEN
-                    RETURN QUERY SELECT false, h.id, h.revision, h.is_deleted, h.oldest_revision, h.first_revision,
-                        h.checkpoint_revision, h.kind, h.section_count, h.item_count, h.delta_bytes_since_checkpoint,
-                        h.checkpoint_bytes
-                        FROM (SELECT 1) AS one LEFT JOIN list_head h ON h.id = p_id;
-                    RETURN;
-                END IF;
+            \(lockAndCheckHead(returningFirst: "false"))
                 INSERT INTO list_head (id, revision, is_deleted, oldest_revision, first_revision, checkpoint_revision, kind,
                     section_count, item_count, delta_bytes_since_checkpoint, checkpoint_bytes)
                 VALUES (p_id, p_revision, false, p_oldest, p_first, p_checkpoint, p_kind, p_section_count, p_item_count,
@@ -103,6 +93,25 @@ enum AppendFunction {
                     NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint;
             END
             $body$
+            """
+    }
+
+    /// The plpgsql every append function starts with (a `current_head list_head` variable declared): the list's
+    /// advisory lock, then the head check. When the head is not the one the write was decided from (`p_expected_*`:
+    /// another revision or deletion state, or a row where none was expected, or none where one was), it returns one
+    /// row, `first` (the columns before the head's, as SQL) and the head as it is (all NULL for no row), and stops.
+    static func lockAndCheckHead(returningFirst first: String) -> String {
+        let headColumns = returnedColumns.map { "h.\($0.split(separator: " ")[0])" }.joined(separator: ", ")
+        return """
+                PERFORM pg_advisory_xact_lock(hashtextextended(p_id, 0));
+                SELECT * INTO current_head FROM list_head h WHERE h.id = p_id;
+                IF (FOUND AND (p_expected_revision IS NULL OR current_head.revision <> p_expected_revision
+                        OR current_head.is_deleted <> p_expected_deleted))
+                    OR (NOT FOUND AND p_expected_revision IS NOT NULL) THEN
+                    RETURN QUERY SELECT \(first), \(headColumns)
+                        FROM (SELECT 1) AS one LEFT JOIN list_head h ON h.id = p_id;
+                    RETURN;
+                END IF;
             """
     }
 

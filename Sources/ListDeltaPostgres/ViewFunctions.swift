@@ -69,17 +69,7 @@ enum ViewFunctions {
                 current_view list_view;
                 appended record;
             BEGIN
-                PERFORM pg_advisory_xact_lock(hashtextextended(p_id, 0));
-                SELECT * INTO current_head FROM list_head h WHERE h.id = p_id;
-                IF (FOUND AND (p_expected_revision IS NULL OR current_head.revision <> p_expected_revision
-                        OR current_head.is_deleted <> p_expected_deleted))
-                    OR (NOT FOUND AND p_expected_revision IS NOT NULL) THEN
-                    RETURN QUERY SELECT 'head_moved'::text, NULL::bigint, NULL::bigint, h.id, h.revision, h.is_deleted,
-                        h.oldest_revision, h.first_revision, h.checkpoint_revision, h.kind, h.section_count, h.item_count,
-                        h.delta_bytes_since_checkpoint, h.checkpoint_bytes
-                        FROM (SELECT 1) AS one LEFT JOIN list_head h ON h.id = p_id;
-                    RETURN;
-                END IF;
+            \(AppendFunction.lockAndCheckHead(returningFirst: "'head_moved'::text, NULL::bigint, NULL::bigint"))
                 SELECT * INTO current_view FROM list_view v WHERE v.list_id = p_id FOR UPDATE;
                 IF NOT FOUND OR current_view.generation <> p_view_generation OR current_view.base_step >= p_view_step THEN
                     RETURN QUERY SELECT 'superseded'::text, current_view.generation, current_view.base_step, \(nullHead);

@@ -1,5 +1,6 @@
 import HTTPServer
 public import ListDeltaAccess
+import ListDeltaApplication
 import ListDeltaEngine
 public import ListDeltaService
 public import Logging
@@ -11,7 +12,7 @@ public import Prometheus
 /// same app.
 public final class ListDeltaApp: Sendable {
     /// The configuration it runs with.
-    public var configuration: ServiceConfiguration { service.configuration }
+    public let configuration: ServiceConfiguration
     /// The routes and their state, without the socket.
     public let service: ListDeltaService
     private let server: HTTPServer
@@ -27,35 +28,14 @@ public final class ListDeltaApp: Sendable {
     ) throws(ConfigurationError) {
         try configuration.validateStore()
         let store = try configuration.openStore(logger: logger)
-        let service = try ListDeltaService(configuration: configuration, store: store, logger: logger, registry: registry, keys: keys)
+        let service = try ListDeltaService.composed(configuration: configuration, store: store, logger: logger, registry: registry, keys: keys)
         self.service = service
+        self.configuration = configuration
         self.logger = logger
-        var http = HTTPServerConfiguration()
-        http.host = configuration.host
-        http.port = configuration.port
-        http.eventLoops = configuration.eventLoops
-        http.maxBodySize = configuration.maxBodyBytes
-        http.maxInflatedBodySize = configuration.maxBodyBytes
-        http.maxConnections = configuration.maxConnections
-        // Room for a many-lists request: `maxListsPerRequest` entries of `id:revision,` (at most 140 bytes each) in
-        // the target, and again in `Last-Event-ID`.
-        http.maxURILength = 8 * 1024 + configuration.maxListsPerRequest * 140
-        http.maxHeadersSize = 16 * 1024 + 2 * configuration.maxListsPerRequest * 140
-        http.timeoutSeconds = configuration.timeoutSeconds
-        http.requestTimeoutSeconds = configuration.requestTimeoutSeconds
-        http.corsAllowedOrigins = configuration.corsOrigins
-        http.corsExposedHeaders = ["ETag", "Link", "Content-Encoding", "Location"]
-        http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID"]
-        http.gzipMinimumSize = RenderedBody.compressionThreshold
-        http.responseHeadWriting = ResponseHeadWriting(rawValue: configuration.responseHead) ?? .plain
-        http.drainSeconds = configuration.drainSeconds
-        http.maxConnectionsPerClient = configuration.maxConnectionsPerClient
-        http.headerTimeoutSeconds = configuration.headerTimeoutSeconds
-        http.maxOutputBytes = configuration.maxOutputBytes
-        http.defaultResponseHeaders = SecurityHeaders.defaults
-        server = HTTPServer(configuration: http, router: service.router, logger: logger)
-        server.onDrain = { service.beginDraining() }
-        server.onShutdown = { service.shutdown() }
+        server = HTTPServer(configuration: configuration.httpServerConfiguration, router: service.router, logger: logger)
+        let app = service.app
+        server.onDrain = { app.beginDraining() }
+        server.onShutdown = { app.shutdown() }
     }
 
     /// Binds and starts serving.

@@ -15,6 +15,9 @@ struct WritePhasesBenchmark: ParsableCommand {
     @Option(help: "Timed runs per phase (after one warm-up); the median is printed.")
     var runs = 7
 
+    @Option(help: "Operations of the costliest patch timed (the service's maxPatchOperations).")
+    var maximumPatchOperations = 1_000
+
     @Option(help: "Time only this phase (for a profiler); the others are skipped.")
     var only: String?
 
@@ -42,6 +45,8 @@ struct WritePhasesBenchmark: ParsableCommand {
         try time("diff") { blackHole(ListDiff(from: old, to: new)) }
         try time("render_diff") { blackHole(JSONWriter.bytes(of: ListDiff(from: old, to: new).jsonValue)) }
         try time("document_json") { blackHole(JSONWriter.bytes(of: new.jsonValue)) }
+        // The size bound every write checks (maxDocumentBytes), against the diff it makes anyway.
+        try time("document_bytes") { blackHole(new.compactJSONLength(upTo: DocumentLimits().maximumDocumentBytes)) }
         // The floor of any change to a cached document: its items copied once (then freed).
         try time("copy_items") {
             var copy = new
@@ -56,6 +61,17 @@ struct WritePhasesBenchmark: ParsableCommand {
         try time("patch_diff") { blackHole(ListDiff(from: new, to: patched)) }
         try time("patch_general") {
             blackHole(try factory.makeDocument(from: try patch.apply(to: new.jsonValue), listID: "bench", revision: 3))
+        }
+        // The costliest patch a client may send by default (maxPatchOperations inserts at the front, each moving the
+        // whole item array), typed; and the same with a last operation that fails, which the general path then
+        // applies again to the document as JSON to word the failure.
+        let inserts = (0..<maximumPatchOperations - 1).map { #"{"op":"add","path":"/sections/0/items/0","value":{"id":"w\#($0)"}}"# }
+        let worst = try JSONPatch(json: try reader.read("[" + (inserts + [#"{"op":"add","path":"/sections/0/items/0","value":{"id":"w-1"}}"#]).joined(separator: ",") + "]"))
+        try time("worst_patch") { blackHole(worst.applyToItems(of: new, limits: DocumentLimits())) }
+        let failing = try JSONPatch(json: try reader.read("[" + (inserts + [#"{"op":"remove","path":"/sections/9"}"#]).joined(separator: ",") + "]"))
+        try time("worst_failing_patch") {
+            blackHole(failing.applyToItems(of: new, limits: DocumentLimits()))
+            blackHole(try? failing.apply(to: new.jsonValue))
         }
         let line = figures.map { "\($0.0)_ms=\(format($0.1))" }.joined(separator: " ")
         print("write_phases items=\(items) \(line)")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ListDeltaServer
-import ListDeltaService
 
 /// `listdelta backup`: a consistent copy of the SQLite store, taken while the service runs.
 struct Backup: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ListDeltaService
+import ListDeltaServer
 
 /// `--config`, which every subcommand takes: the JSON configuration file the settings start from.
 struct ConfigurationFileOption: ParsableArguments {

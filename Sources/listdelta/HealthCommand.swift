@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import ListDeltaService
+import ListDeltaServer
 
 /// `listdelta health`: asks a running instance's `/healthz`, for container health checks without curl in the image.
 struct Health: ParsableCommand {

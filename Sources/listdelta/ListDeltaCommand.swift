@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ListDeltaAccess
 import ListDeltaServer
-import ListDeltaService
 import Logging
 import Metrics
 import Prometheus
@@ -103,7 +102,7 @@ struct Serve: ParsableCommand {
         if let readAccess { settings.readAccess = readAccess }
         if let jwtPublicKeys { settings.jwtPublicKeys = jwtPublicKeys }
         if let databaseUrl { settings.databaseURL = databaseUrl }
-        do {
+        do throws(ConfigurationError) {
             try settings.validate()
             try settings.validateStore()
         } catch {

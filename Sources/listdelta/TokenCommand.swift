@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ListDeltaAccess
-import ListDeltaService
+import ListDeltaServer
 
 /// `listdelta token`: mints a scoped token with the configured `jwtSecret`, for curl users and scripts.
 struct Token: ParsableCommand {

@@ -1,3 +1,4 @@
+import ListDeltaServer
 import Foundation
 import HTTPServer
 import ListDeltaAccess
@@ -116,7 +117,7 @@ import Testing
         // Held past the token's end (a poll that waited its whole 8 s would answer 200 with an empty diff). The
         // next cursor interval ends at least `cursorSeconds` from now, so the hold is the wait's, wherever the clock
         // stands in the current interval.
-        let cursorSeconds = Double(test.service.context.configuration.cursorSeconds)
+        let cursorSeconds = Double(test.service.options.cursorSeconds)
         let cursor = Int(Date().timeIntervalSince1970 / cursorSeconds) + 1
         let answer = try #require(test.answer(.GET, "/v1/lists/a-1/diff?from=1&wait=8&cursor=\(cursor)", headers: bearer(token), within: 8))
         #expect(answer.status == 401)

@@ -1,3 +1,4 @@
+import ListDeltaServer
 import Foundation
 import HTTPServer
 import ListDeltaTestSupport
@@ -8,7 +9,7 @@ import Testing
 /// bracketed by the clock read before and after each request, never waited for.
 @Suite struct CollapsiblePollRouteTests {
     private func interval(_ test: TestService) -> Int {
-        PollCursor(cursorSeconds: test.service.context.configuration.cursorSeconds).interval(at: Date().timeIntervalSince1970)
+        PollCursor(cursorSeconds: test.service.options.cursorSeconds).interval(at: Date().timeIntervalSince1970)
     }
 
     /// The `next` target's members, in order.
@@ -29,7 +30,7 @@ import Testing
         let answer = try #require(test.answer(.GET, "/v1/lists/l/diff?wait=0.5&format=json-patch&from=0"))
         let after = interval(test)
         #expect(answer.status == 200)
-        #expect(answer.headers["Cache-Control"] == "public, max-age=\(test.service.context.configuration.cursorSeconds)")
+        #expect(answer.headers["Cache-Control"] == "public, max-age=\(test.service.options.cursorSeconds)")
         #expect(answer.headers["Vary"] == "Accept-Encoding")
         #expect(answer.headers["ETag"] == #""0-1-patch""#)
         #expect(answer.headers["Link"]?.hasPrefix("</v1/lists/l/diff?") == true)
@@ -47,7 +48,7 @@ import Testing
         let answer = try #require(test.answer(.GET, "/v1/lists/l/diff?from=0&wait=2", headers: ["If-None-Match": #""0-1""#]))
         #expect(answer.status == 304)
         #expect(next(answer)?.map(\.0) == ["from", "wait", "cursor"])
-        #expect(answer.headers["Cache-Control"] == "public, max-age=\(test.service.context.configuration.cursorSeconds)")
+        #expect(answer.headers["Cache-Control"] == "public, max-age=\(test.service.options.cursorSeconds)")
         #expect(answer.headers["Vary"] == "Accept-Encoding")
     }
 

@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import Foundation
 import HTTPServer
 import ListDeltaEngine
@@ -27,15 +28,15 @@ import Testing
         let test = try TestService()
         for id in ["a", "b", "c"] { test.put(id, items: ["x"]) }
         let poll = test.send(.GET, "/v1/diffs?lists=a:1,b:1,c:1,later:0&wait=10")
-        #expect(eventually { test.context.hub.counts.polls == 1 })
-        #expect(test.context.hub.counts.lists == 4)
+        #expect(eventually { test.app.hub.counts.polls == 1 })
+        #expect(test.app.hub.counts.lists == 4)
         #expect(poll.immediateResponse == nil)
         test.put("later", items: ["y"])
         let answer = try #require(poll.response(within: 2))
         let diffs = try #require(answer.json?["diffs"] as? [[String: Any]])
         #expect(diffs.map { $0["id"] as? String } == ["later"])
         #expect(diffs.first?["to"] as? Int == 1)
-        #expect(test.context.hub.counts.polls == 0)
+        #expect(test.app.hub.counts.polls == 0)
     }
 
     @Test func parkedPollEndsEmptyAfterItsWaitAndIsForgottenWhenItsClientLeaves() throws {
@@ -45,9 +46,9 @@ import Testing
         #expect(timed.json?["diffs"] as? [Any] == nil || (timed.json?["diffs"] as? [Any])?.isEmpty == true)
         #expect((timed.json?["resets"] as? [Any])?.isEmpty == true)
         let gone = test.send(.GET, "/v1/diffs?lists=a:1,b:0&wait=10")
-        #expect(eventually { test.context.hub.counts.polls == 1 })
+        #expect(eventually { test.app.hub.counts.polls == 1 })
         gone.disconnect()
-        #expect(test.context.hub.counts.polls == 0)
+        #expect(test.app.hub.counts.polls == 0)
     }
 
     /// A write racing the parking of a many-lists poll is never missed: the poll answers at once, not at its wait.
@@ -62,7 +63,7 @@ import Testing
             let diffs = try #require(answer.json?["diffs"] as? [[String: Any]])
             #expect(diffs.map { $0["to"] as? Int } == [round + 1])
         }
-        #expect(eventually { test.context.hub.counts.polls == 0 })
+        #expect(eventually { test.app.hub.counts.polls == 0 })
     }
 
     @Test func streamFollowsEveryListResetsOneAndGoesOn() throws {
@@ -72,8 +73,8 @@ import Testing
         let events = test.send(.GET, "/v1/events?lists=a:0,b:1,c:0")
         let stream = try #require(events.stream())
         #expect(eventually { stream.text.contains("id: a:1,b:1,c:0") })
-        #expect(test.context.hub.counts.streams == 1)
-        #expect(test.context.hub.counts.lists == 3)
+        #expect(test.app.hub.counts.streams == 1)
+        #expect(test.app.hub.counts.lists == 3)
         test.put("c", items: ["y"])
         #expect(eventually { stream.text.contains("id: a:1,b:1,c:1") })
         #expect(test.answer(.DELETE, "/v1/lists/b")?.status == 204)
@@ -86,7 +87,7 @@ import Testing
         #expect(stream.text.contains("\"id\":\"b\",\"from\":0,\"to\":\(recreated)"))
         #expect(!stream.isFinished)
         events.disconnect()
-        #expect(eventually { test.context.hub.counts.streams == 0 })
+        #expect(eventually { test.app.hub.counts.streams == 0 })
     }
 
     @Test func streamResumesEveryListFromLastEventID() throws {
@@ -109,6 +110,6 @@ import Testing
         #expect(test.answer(.DELETE, "/v1/lists/solo")?.status == 204)
         #expect(eventually { stream.isFinished })
         #expect(stream.text.contains("event: reset\ndata: {\"current\":0}"))
-        #expect(eventually { test.context.hub.counts.streams == 0 })
+        #expect(eventually { test.app.hub.counts.streams == 0 })
     }
 }

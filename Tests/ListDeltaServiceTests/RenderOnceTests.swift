@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import Foundation
 import HTTPServer
 import ListDeltaCore
@@ -55,7 +56,7 @@ import ZlibCodec
         #expect(try Gzip.inflate(gzip, limit: 1 << 24) == plain)
         let diff = try #require(response.json?["diff"] as? [String: Any])
         #expect(diff["to"] as? Int == 2)
-        let cached = try #require(test.context.bodies.cachedDiff(DiffKey(list: "big", from: 1, to: 2, format: .batch)))
+        let cached = try #require(test.app.bodies.cachedDiff(DiffKey(list: "big", from: 1, to: 2, format: .batch)))
         let cachedGzip = try #require(cached.gzip)
         // The response's gzip holds the cached diff's compressed bytes as they are (spliced, not recompressed).
         #expect(gzip.count > cachedGzip.count - 20)

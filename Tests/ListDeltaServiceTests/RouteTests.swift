@@ -1,3 +1,5 @@
+import ListDeltaServer
+import ListDeltaApplication
 import Foundation
 import HTTPServer
 import ListDeltaEngine
@@ -64,7 +66,7 @@ import ZlibCodec
         }
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        #expect(test.context.writePool.submit {
+        #expect(test.app.pools.write.submit {
             started.signal()
             release.wait()
         })
@@ -74,7 +76,7 @@ import ZlibCodec
         #expect(refused.status == 503)
         #expect(refused.headers["Retry-After"] == "1")
         #expect(refused.headers["Content-Type"] == "application/problem+json")
-        #expect(test.context.writePool.usage.rejected == 1)
+        #expect(test.app.pools.write.usage.rejected == 1)
         // Reads have their own pool: a busy write pool does not refuse them.
         #expect(test.answer(.GET, "/v1/lists")?.status == 200)
         release.signal()
@@ -88,7 +90,7 @@ import ZlibCodec
             $0.cacheBytes = 0
         }
         for index in 0..<40 { #expect(test.put("l\(index)", items: ["i\(index)"]) == 1) }
-        #expect(test.context.repository.cacheUsage.heads <= 8)
+        #expect(test.app.repository.cacheUsage.heads <= 8)
         for index in 0..<40 {
             let document = try #require(test.answer(.GET, "/v1/lists/l\(index)"))
             #expect(document.status == 200)

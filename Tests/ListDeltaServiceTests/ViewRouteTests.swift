@@ -1,3 +1,4 @@
+import ListDeltaServer
 import Foundation
 import HTTPServer
 import ListDeltaTestSupport

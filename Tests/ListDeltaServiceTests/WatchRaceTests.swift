@@ -1,3 +1,5 @@
+import ListDeltaServer
+import ListDeltaApplication
 import Foundation
 import HTTPServer
 import ListDeltaEngine
@@ -21,8 +23,8 @@ import Testing
             #expect(answer.status == 200)
             #expect(answer.json?["to"] as? Int == revision + 1)
         }
-        #expect(test.context.hub.counts.polls == 0)
-        #expect(test.context.hub.counts.lists == 0)
+        #expect(test.app.hub.counts.polls == 0)
+        #expect(test.app.hub.counts.lists == 0)
     }
 
     /// A watched list whose head and documents were evicted from memory still wakes its poll and stream with
@@ -37,7 +39,7 @@ import Testing
         let events = test.send(.GET, "/v1/lists/watched/events?from=1")
         let stream = try #require(events.stream())
         for index in 0..<10 { test.put("other\(index)", items: ["x"]) }
-        #expect(test.context.repository.cachedHead("watched") == nil)
+        #expect(test.app.repository.cachedHead("watched") == nil)
         #expect(poll.immediateResponse == nil)
         #expect(test.put("watched", items: ["a", "b"]) == 2)
         let woken = try #require(poll.response())
@@ -49,7 +51,7 @@ import Testing
         let text = stream.text
         #expect(text.range(of: "id: 2")!.lowerBound < text.range(of: "id: 3")!.lowerBound)
         events.disconnect()
-        #expect(eventually { test.context.hub.counts.streams == 0 })
+        #expect(eventually { test.app.hub.counts.streams == 0 })
     }
 
     /// News of a revision the poll already has (another instance's announcement that arrived after the poll read
@@ -58,9 +60,9 @@ import Testing
         let test = try TestService()
         test.put("told", items: ["a"])
         let poll = test.send(.GET, "/v1/lists/told/diff?from=1&wait=10")
-        #expect(eventually { test.context.hub.counts.polls == 1 })
-        test.context.hub.publish(list: "told", .committedElsewhere(revision: 1))
-        #expect(eventually { test.context.hub.counts.polls == 1 })
+        #expect(eventually { test.app.hub.counts.polls == 1 })
+        test.app.hub.publish(list: "told", .committedElsewhere(revision: 1))
+        #expect(eventually { test.app.hub.counts.polls == 1 })
         Thread.sleep(forTimeInterval: 0.2)
         #expect(poll.immediateResponse == nil, "answered early: \(poll.immediateResponse?.json ?? [:])")
         #expect(test.put("told", items: ["a", "b"]) == 2)
@@ -74,9 +76,9 @@ import Testing
         let test = try TestService()
         test.put("quiet", items: ["a"])
         let gone = test.send(.GET, "/v1/lists/quiet/diff?from=1&wait=10")
-        #expect(eventually { test.context.hub.counts.polls == 1 })
+        #expect(eventually { test.app.hub.counts.polls == 1 })
         gone.disconnect()
-        #expect(test.context.hub.counts.polls == 0)
+        #expect(test.app.hub.counts.polls == 0)
         let timed = try #require(test.answer(.GET, "/v1/lists/quiet/diff?from=1&wait=0.2", within: 3))
         #expect(timed.json?["from"] as? Int == 1)
         #expect(timed.json?["to"] as? Int == 1)

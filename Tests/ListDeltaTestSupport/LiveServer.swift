@@ -3,7 +3,7 @@ public import Foundation
 import FoundationNetworking
 #endif
 public import ListDeltaCore
-import ListDeltaServer
+public import ListDeltaServer
 public import ListDeltaService
 import Logging
 

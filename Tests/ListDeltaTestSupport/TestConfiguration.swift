@@ -1,4 +1,4 @@
-import ListDeltaService
+import ListDeltaServer
 import Logging
 
 extension ServiceConfiguration {

@@ -1,7 +1,8 @@
 import Foundation
 public import HTTPServer
 public import ListDeltaAccess
-import ListDeltaServer
+import ListDeltaApplication
+public import ListDeltaServer
 public import ListDeltaService
 import Logging
 
@@ -17,12 +18,12 @@ public final class TestService: Sendable {
         temporary = try TemporaryDirectory(prefix: "listdelta-test")
         let configuration = ServiceConfiguration.testing(in: temporary.path, configure)
         let logger = Logger.quiet("test")
-        service = try ListDeltaService(
+        service = try ListDeltaService.composed(
             configuration: configuration, store: configuration.openStore(logger: logger), logger: logger, registry: nil, keys: keys)
     }
 
     deinit {
-        service.shutdown()
+        service.app.shutdown()
     }
 
     /// Hands one request to the routes; the returned responder records the answer.

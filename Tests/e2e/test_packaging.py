@@ -270,3 +270,61 @@ def test_every_target_declares_what_it_imports_and_nothing_more():
             wrong[target["name"]] = {"imported, not declared": sorted(imported - declared),
                                      "declared, not imported": sorted(declared - imported)}
     assert not wrong, wrong
+
+
+# (e) docs/architecture.md draws the targets as Package.swift declares them
+
+
+def package_manifest():
+    swift = shutil.which("swift")
+    if swift is None:
+        pytest.skip("swift is not installed")
+    dumped = subprocess.run([swift, "package", "dump-package"], cwd=REPO, capture_output=True, text=True, check=True)
+    return json.loads(dumped.stdout)
+
+
+def architecture_diagram_edges():
+    """The arrows of docs/architecture.md's mermaid diagram, as (target, dependency) by target name."""
+    text = read(REPO / "docs" / "architecture.md")
+    diagram = re.search(r"```mermaid\n(.*?)```", text, re.S)
+    assert diagram, "docs/architecture.md has no mermaid diagram"
+    aliases = dict(re.findall(r"(\w[\w-]*)\[\"([\w-]+)", diagram.group(1)))
+    edges = set()
+    for left, right in re.findall(r"^\s*([\w-]+)(?:\[[^\]]*\])?\s*-->\s*([\w-]+)(?:\[[^\]]*\])?\s*$", diagram.group(1), re.M):
+        edges.add((aliases.get(left, left), aliases.get(right, right)))
+    return edges
+
+
+def test_the_architecture_diagram_draws_exactly_the_targets_dependencies():
+    manifest = package_manifest()
+    edges = set()
+    for target in manifest["targets"]:
+        if target["type"] not in ("regular", "executable"):
+            continue
+        for dependency in target["dependencies"]:
+            for kind in ("byName", "target"):
+                if kind in dependency:
+                    edges.add((target["name"], dependency[kind][0]))
+    drawn = architecture_diagram_edges()
+    assert drawn - edges == set(), f"the diagram draws dependencies Package.swift does not have: {sorted(drawn - edges)}"
+    assert edges - drawn == set(), f"the diagram lacks dependencies Package.swift has: {sorted(edges - drawn)}"
+
+
+def test_the_architecture_table_of_third_party_libraries_is_packages_truth():
+    """docs/architecture.md's table "which target imports which library" lists, for every third-party product, the
+    non-test targets that depend on it."""
+    manifest = package_manifest()
+    truth = {}
+    for target in manifest["targets"]:
+        if target["type"] not in ("regular", "executable"):
+            continue
+        for dependency in target["dependencies"]:
+            if "product" in dependency:
+                truth.setdefault(dependency["product"][0], set()).add(target["name"])
+    section = doc_section(REPO / "docs" / "architecture.md", "Third-party libraries")
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = set(re.findall(r"`([\w-]+)`", cells[2]))
+    assert rows == truth, {"documented": {k: sorted(v) for k, v in rows.items()}, "Package.swift": {k: sorted(v) for k, v in truth.items()}}

@@ -1,13 +1,16 @@
 import TextFormats
 
-/// Writes `JSONValue`s as compact JSON text (UTF-8), keys in their stored order.
+/// Writes `JSONValue`s as compact JSON text (UTF-8), keys in their stored order, through the package's one token
+/// writer (``JSONTextWriter``).
 public struct JSONWriter: Sendable {
+    private var text: JSONTextWriter
+
     /// The bytes written so far.
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { text.bytes }
 
     /// Creates an empty writer, reserving `capacity` bytes.
     public init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        text = JSONTextWriter(capacity: capacity)
     }
 
     /// The compact JSON text of `value`.
@@ -26,38 +29,21 @@ public struct JSONWriter: Sendable {
     /// Appends `value`.
     public mutating func write(_ value: JSONValue) {
         switch value {
-        case .null: writeRaw("null")
-        case .bool(let flag): writeRaw(flag ? "true" : "false")
-        case .number(let number): writeRaw(number.literal)
-        case .string(let string): write(string)
+        case .null: text.raw("null")
+        case .bool(let flag): text.raw(flag ? "true" : "false")
+        case .number(let number): text.raw(number.literal)
+        case .string(let string): text.string(string)
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            for (offset, element) in elements.enumerated() {
-                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element)
-            }
-            bytes.append(UInt8(ascii: "]"))
+            text.beginArray()
+            for element in elements { write(element) }
+            text.endArray()
         case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
-            var first = true
+            text.beginObject()
             for (key, member) in object.entries {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                write(key)
-                bytes.append(UInt8(ascii: ":"))
+                text.key(key)
                 write(member)
             }
-            bytes.append(UInt8(ascii: "}"))
+            text.endObject()
         }
-    }
-
-    /// Appends `string` as a JSON string literal (through the package's one escaper, ``JSONString``).
-    public mutating func write(_ string: String) {
-        JSONString.append(string, to: &bytes)
-    }
-
-    /// Appends text that is already valid JSON (a literal, a number, a pre-rendered fragment).
-    public mutating func writeRaw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
     }
 }

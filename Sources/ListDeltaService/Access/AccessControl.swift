@@ -14,10 +14,10 @@ struct AccessControl: Sendable {
     /// Where anonymous writes may come from (when no credential is configured).
     let anonymousWrites: AnonymousWriteGuard
 
-    init(configuration: ServiceConfiguration, keys: VerificationKeys, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
-        verifier = TokenVerifier(staticTokens: configuration.writeTokens, keys: keys, maximumLifetimeSeconds: Double(configuration.maxTokenLifetimeSeconds))
-        privateReads = configuration.privateReads
-        anonymousWrites = AnonymousWriteGuard(requiresLoopbackHost: configuration.isLoopback)
+    init(options: APIOptions, keys: VerificationKeys, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        verifier = TokenVerifier(staticTokens: options.writeTokens, keys: keys, maximumLifetimeSeconds: Double(options.maxTokenLifetimeSeconds))
+        privateReads = options.privateReads
+        anonymousWrites = AnonymousWriteGuard(requiresLoopbackHost: options.boundToLoopback)
         self.now = now
     }
 

@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
@@ -10,7 +11,7 @@ import ListDeltaStorage
 /// header, and a poll whose list has not moved is held until the end of its cursor's interval or its `wait`
 /// (``PollCursor``), so that a shared cache collapses the polls of every client at one revision into one request.
 struct DiffRoutes {
-    let context: ServiceContext
+    let context: RouteContext
 
     /// A checked diff request.
     private struct DiffRequest: Sendable {
@@ -41,17 +42,17 @@ struct DiffRoutes {
                     responder.respond(Responses.problem(error))
                     return
                 }
-                let hold = context.pollCursor.hold(cursor: diffRequest.cursor, wait: diffRequest.wait, now: ServiceContext.wallClock())
+                let hold = context.pollCursor.hold(cursor: diffRequest.cursor, wait: diffRequest.wait, now: RouteContext.wallClock())
                 if !diffRequest.explicitTo, hold > 0, diffRequest.from == diffRequest.list.head.revision {
                     Self.park(diffRequest, hold: hold, request, responder, context)
                 } else {
-                    responder.respond(ServiceContext.answer { () throws(ServiceError) in try Self.answer(diffRequest, request, context) })
+                    responder.respond(RouteContext.answer { () throws(ServiceError) in try Self.answer(diffRequest, request, context) })
                 }
             }
         }
     }
 
-    private static func read(_ request: HTTPRequest, grant: Grant?, _ context: ServiceContext) throws(ServiceError) -> DiffRequest {
+    private static func read(_ request: HTTPRequest, grant: Grant?, _ context: RouteContext) throws(ServiceError) -> DiffRequest {
         let id = try RequestReading.listID(request)
         guard let from = try RequestReading.integer(request, "from") else { throw .badRequest("from is required (0 for the empty list)") }
         let to = try RequestReading.integer(request, "to")
@@ -61,26 +62,26 @@ struct DiffRoutes {
         case "json-patch": format = .jsonPatch
         case let other?: throw .badRequest("format must be batch or json-patch, not \"\(other.prefix(40))\"")
         }
-        let wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
-        let cursor = try RequestReading.cursor(request) ?? context.pollCursor.interval(at: ServiceContext.wallClock())
+        let wait = try RequestReading.wait(request, cap: context.options.maxWaitSeconds)
+        let cursor = try RequestReading.cursor(request) ?? context.pollCursor.interval(at: RouteContext.wallClock())
         // A revision the client names exists (another instance may have committed it): a cached head older than it
         // is read again from the store before the revision is judged.
-        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id, atLeast: max(from, to ?? 0)) }
-        for revision in [from, to ?? list.head.revision] where !context.repository.isServable(revision, head: list.head) {
-            throw ServiceError(context.repository.notServed(revision, head: list.head))
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id, atLeast: max(from, to ?? 0)) }
+        for revision in [from, to ?? list.head.revision] where !context.app.repository.isServable(revision, head: list.head) {
+            throw ServiceError.engine(context.app.repository.notServed(revision, head: list.head))
         }
         return DiffRequest(
             list: list, from: from, to: to ?? list.head.revision, explicitTo: to != nil, format: format, wait: wait, cursor: cursor,
             givenFormat: request.query["format"], givenWait: request.query["wait"], grant: grant)
     }
 
-    private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
-        let rendered = try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(diff.list, from: diff.from, to: diff.to, format: diff.format) }
+    private static func answer(_ diff: DiffRequest, _ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
+        let rendered = try ServiceError.mapping { () throws(EngineError) in try context.app.bodies.diff(diff.list, from: diff.from, to: diff.to, format: diff.format) }
         return respond(rendered, diff, request, context)
     }
 
     private static func respond(
-        _ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext
+        _ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest, _ context: RouteContext
     ) -> HTTPResponse {
         let opaque = "\(diff.from)-\(diff.to)\(diff.format == .jsonPatch ? "-patch" : "")"
         // A diff between two fixed revisions never changes. One to "current" is a poll's answer: it stays correct
@@ -91,7 +92,7 @@ struct DiffRoutes {
         }
         var response = Responses.representation(
             rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.pollCacheControl, request: request)
-        let cursor = context.pollCursor.next(after: diff.cursor, changed: diff.to != diff.from, now: ServiceContext.wallClock())
+        let cursor = context.pollCursor.next(after: diff.cursor, changed: diff.to != diff.from, now: RouteContext.wallClock())
         let next = NextPollLink(listID: diff.list.head.id, from: diff.to, format: diff.givenFormat, wait: diff.givenWait, cursor: cursor)
         response.headers["Link"] = next.fieldValue
         response.headers["Vary"] = "Accept-Encoding"
@@ -106,9 +107,9 @@ struct DiffRoutes {
     }
 
     /// The diff from the poll's revision to whatever is current now (or the problem: the list may be gone).
-    private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse {
-        ServiceContext.answer { () throws(ServiceError) in
-            let current = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(diff.list.head.id) }
+    private static func answerToCurrent(_ diff: DiffRequest, _ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
+        RouteContext.answer { () throws(ServiceError) in
+            let current = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(diff.list.head.id) }
             return try answer(answered(diff, list: current, to: current.head.revision), request, context)
         }
     }
@@ -118,36 +119,36 @@ struct DiffRoutes {
     ///
     /// The poll is parked first and the list's revision checked after: a write that committed in between either
     /// finds the poll parked (and wakes it) or is seen by the check, so no revision is missed. Runs on a worker.
-    private static func park(_ diff: DiffRequest, hold: Double, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext) {
-        let poll = ParkedPoll(diff: diff, request: request, responder: responder, context: context, deadline: ServiceContext.wallClock() + hold)
+    private static func park(_ diff: DiffRequest, hold: Double, _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: RouteContext) {
+        let poll = ParkedPoll(diff: diff, request: request, responder: responder, context: context, deadline: RouteContext.wallClock() + hold)
         let id = diff.list.head.id
-        let token = context.hub.park(lists: [id]) { _, event in poll.tell(event) }
+        let token = context.app.hub.park(lists: [id]) { _, event in poll.tell(event) }
         guard let token else {
             responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
             return
         }
         let moved: Bool
         do {
-            let head = try ServiceError.mapping { () throws(EngineError) in try context.repository.head(id) }
+            let head = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.head(id) }
             moved = head?.revision != diff.from || head?.isDeleted == true
         } catch {
             moved = true
         }
         if moved {
             // Committed (or deleted) while the poll was being parked: answer now, unless the publish already did.
-            if context.hub.unpark(token: token) { responder.respond(answerToCurrent(diff, request, context)) }
+            if context.app.hub.unpark(token: token) { responder.respond(answerToCurrent(diff, request, context)) }
             return
         }
-        responder.onClose { _ = context.hub.unpark(token: token) }
+        responder.onClose { _ = context.app.hub.unpark(token: token) }
         let hold = context.access.holdTime(wait: hold, grant: diff.grant)
-        context.after(hold.seconds) {
-            guard context.hub.unpark(token: token) else { return }
+        context.app.after(hold.seconds) {
+            guard context.app.hub.unpark(token: token) else { return }
             if hold.tokenExpires {
                 responder.respond(Responses.problem(AccessControl.expired))
                 return
             }
             // Nothing came: the empty diff from the current revision to itself.
-            context.continueWork { poll.answerToCurrent() }
+            context.app.continueWork { poll.answerToCurrent() }
         }
     }
 
@@ -157,11 +158,11 @@ struct DiffRoutes {
         let diff: DiffRequest
         let request: HTTPRequest
         let responder: any HTTPResponding
-        let context: ServiceContext
+        let context: RouteContext
         /// When the hold ends (wall clock, seconds), for a poll parked again after news it already had.
         let deadline: Double
 
-        init(diff: DiffRequest, request: HTTPRequest, responder: any HTTPResponding, context: ServiceContext, deadline: Double) {
+        init(diff: DiffRequest, request: HTTPRequest, responder: any HTTPResponding, context: RouteContext, deadline: Double) {
             self.diff = diff
             self.request = request
             self.responder = responder
@@ -173,8 +174,8 @@ struct DiffRoutes {
         /// announcement from another instance that arrived after the poll read the head, or events published out
         /// of order), which must not answer it early with an empty diff.
         private func parkAgain() {
-            context.continueWork { [self] in
-                DiffRoutes.park(diff, hold: max(0, deadline - ServiceContext.wallClock()), request, responder, context)
+            context.app.continueWork { [self] in
+                DiffRoutes.park(diff, hold: max(0, deadline - RouteContext.wallClock()), request, responder, context)
             }
         }
 
@@ -197,9 +198,9 @@ struct DiffRoutes {
                     responder.respond(DiffRoutes.respond(batch, woken, request, context))
                     return
                 }
-                context.continueWork { self.answerToCurrent() }
+                context.app.continueWork { self.answerToCurrent() }
             case .committedElsewhere:
-                context.continueWork { self.answerToCurrent() }
+                context.app.continueWork { self.answerToCurrent() }
             case .deleted:
                 responder.respond(Responses.problem(.notFound("the list \"\(diff.list.head.id)\" was deleted")))
             case .shutdown:

@@ -1,10 +1,11 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaEngine
 import TextFormats
 
 /// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
 struct EventRoutes {
-    let context: ServiceContext
+    let context: RouteContext
 
     /// An event stream's head: never cached, never buffered by a proxy (`X-Accel-Buffering: no` for nginx).
     static let streamHeaders: HTTPHeaders = [
@@ -26,7 +27,7 @@ struct EventRoutes {
                     } else {
                         from = fromQuery
                     }
-                    _ = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id) }
+                    _ = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id) }
                 } catch {
                     responder.respond(Responses.problem(error))
                     return

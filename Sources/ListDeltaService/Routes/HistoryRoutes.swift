@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
@@ -6,7 +7,7 @@ import TextFormats
 
 /// `GET /v1/lists/{id}/revisions` (the history) and `POST /v1/lists/{id}/revert` (undo and redo).
 struct HistoryRoutes {
-    let context: ServiceContext
+    let context: RouteContext
 
     func register(in router: inout Router) {
         let context = self.context
@@ -22,11 +23,11 @@ struct HistoryRoutes {
 
     // MARK: - History
 
-    private static func history(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+    private static func history(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let id = try RequestReading.listID(request)
         let before = try RequestReading.integer(request, "before")
         let limit = try RequestReading.limit(request)
-        let page = try ServiceError.mapping { () throws(EngineError) in try context.repository.history(id, before: before, limit: limit) }
+        let page = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.history(id, before: before, limit: limit) }
         var body = JSONObject()
         body["revisions"] = .array(page.revisions.map(Self.json))
         body["oldestRevision"] = .number(JSONNumber(page.head.oldestRevision))
@@ -82,19 +83,19 @@ struct HistoryRoutes {
 
     // MARK: - Revert
 
-    private static func revert(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
+    private static func revert(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> WriteOutcome {
         let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
         // Read before taking the list's lock: a bad body changes nothing and holds up no one.
-        let target = try Self.target(try RequestReading.json(request, maximumDepth: context.configuration.maxDepth))
-        let repository = context.repository
+        let target = try Self.target(try RequestReading.json(request, maximumDepth: context.options.maximumDepth))
+        let repository = context.app.repository
         return try context.write(id, origin: .revert(to: target), preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\"") }
             let head = try ServiceError.mapping { () throws(EngineError) in try repository.head(id, atLeast: current.revision) }
             guard let head, !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }
             try context.refuseDirectWrite(id)
             // 0 is servable as a diff's start (the empty list) but is no revision to restore.
-            guard target != 0, repository.isServable(target, head: head) else { throw ServiceError(repository.notServed(target, head: head)) }
+            guard target != 0, repository.isServable(target, head: head) else { throw ServiceError.engine(repository.notServed(target, head: head)) }
             var document = target == current.revision ? current : try ServiceError.mapping { () throws(EngineError) in try repository.document(id, revision: target, head: head) }
             document.revision = revision
             return document

@@ -4,7 +4,7 @@ import TextFormats
 
 /// `GET /v1/events?lists=a:5,b:0` and `GET /v1/diffs?lists=a:5,b:0[&wait=S]`: many lists over one connection.
 struct ManyListsRoutes {
-    let context: ServiceContext
+    let context: RouteContext
 
     func register(in router: inout Router) {
         let context = self.context
@@ -33,7 +33,7 @@ struct ManyListsRoutes {
                 let moves: ManyListsPoll.Moves
                 do throws(ServiceError) {
                     (cursor, grant) = try Self.cursor(request, context, resumable: false)
-                    wait = try RequestReading.wait(request, cap: context.configuration.maxWaitSeconds)
+                    wait = try RequestReading.wait(request, cap: context.options.maxWaitSeconds)
                     moves = try ManyListsPoll.moves(of: cursor, context)
                 } catch {
                     responder.respond(Responses.problem(error))
@@ -52,10 +52,10 @@ struct ManyListsRoutes {
     /// list not covered), with the grant that allowed them; for a stream, resumed from `Last-Event-ID` when a
     /// reconnecting client sends it.
     private static func cursor(
-        _ request: HTTPRequest, _ context: ServiceContext, resumable: Bool
+        _ request: HTTPRequest, _ context: RouteContext, resumable: Bool
     ) throws(ServiceError) -> (ListCursor, Grant?) {
         let grant = try context.access.readGrant(request)
-        let maximum = context.configuration.maxListsPerRequest
+        let maximum = context.options.maxListsPerRequest
         guard let lists = request.query["lists"] else {
             throw .badRequest("lists is required: the lists to follow, as id:revision, comma-separated")
         }

@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
@@ -6,7 +7,7 @@ import ListDeltaStorage
 
 /// `GET /v1/lists`, `/v1/lists/{id}`, `/sections`, `/sections/{index}/items`.
 struct ReadRoutes {
-    let context: ServiceContext
+    let context: RouteContext
 
     func register(in router: inout Router) {
         let context = self.context
@@ -32,7 +33,7 @@ struct ReadRoutes {
         }
     }
 
-    private static func index(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+    private static func index(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let grant = try context.access.readGrant(request)
         let limit = try RequestReading.limit(request)
         let page = try coveredLists(after: request.query["after"], limit: limit, grant: grant, context)
@@ -55,16 +56,16 @@ struct ReadRoutes {
     /// of the store are read and filtered until `limit` are found or the store has no more.
     /// - Complexity: O(*n*) store rows for *n* lists past `after` in the worst case (a token covering few).
     private static func coveredLists(
-        after: String?, limit: Int, grant: Grant?, _ context: ServiceContext
+        after: String?, limit: Int, grant: Grant?, _ context: RouteContext
     ) throws(ServiceError) -> (lists: [ListHead], more: Bool) {
         guard let grant, !grant.coversEveryList else {
-            let page = try ServiceError.mapping { () throws(EngineError) in try context.repository.lists(after: after, limit: limit) }
+            let page = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.lists(after: after, limit: limit) }
             return (page.lists, page.more)
         }
         var covered: [ListHead] = []
         var cursor = after
         while true {
-            let page = try ServiceError.mapping { () throws(EngineError) in try context.repository.lists(after: cursor, limit: 1_000) }
+            let page = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.lists(after: cursor, limit: 1_000) }
             for head in page.lists where grant.covers(head.id) {
                 if covered.count == limit { return (covered, true) }
                 covered.append(head)
@@ -75,32 +76,32 @@ struct ReadRoutes {
     }
 
     /// The current document from memory only (the loop's answer), or `nil` when anything is not in memory.
-    private static func cachedCurrent(_ id: String, _ request: HTTPRequest, _ context: ServiceContext) -> HTTPResponse? {
-        guard let head = context.repository.cachedHead(id), !head.isDeleted,
-            let rendered = context.bodies.cachedDocument(id, revision: head.revision)
+    private static func cachedCurrent(_ id: String, _ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse? {
+        guard let head = context.app.repository.cachedHead(id), !head.isDeleted,
+            let rendered = context.app.bodies.cachedDocument(id, revision: head.revision)
         else { return nil }
         return Responses.representation(
             rendered, etag: String(head.revision), contentType: "application/json", cacheControl: context.currentDocumentCacheControl, request: request)
     }
 
-    private static func document(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+    private static func document(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let requested = try RequestReading.integer(request, "revision")
         let id = try RequestReading.listID(request)
-        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id, atLeast: requested) }
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id, atLeast: requested) }
         guard let revision = requested, revision != list.head.revision else {
             return Responses.representation(
-                context.bodies.document(list.document), etag: String(list.head.revision), contentType: "application/json",
+                context.app.bodies.document(list.document), etag: String(list.head.revision), contentType: "application/json",
                 cacheControl: context.currentDocumentCacheControl, request: request)
         }
         guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
-        guard context.repository.isServable(revision, head: list.head) else { throw ServiceError(context.repository.notServed(revision, head: list.head)) }
+        guard context.app.repository.isServable(revision, head: list.head) else { throw ServiceError.engine(context.app.repository.notServed(revision, head: list.head)) }
         // A revision's document never changes (revision numbers are never reused): rendered once, it is not rebuilt.
         let rendered: RenderedBody
-        if let cached = context.bodies.cachedDocument(list.head.id, revision: revision) {
+        if let cached = context.app.bodies.cachedDocument(list.head.id, revision: revision) {
             rendered = cached
         } else {
-            rendered = context.bodies.document(try ServiceError.mapping { () throws(EngineError) in
-                try context.repository.document(list.head.id, revision: revision, head: list.head)
+            rendered = context.app.bodies.document(try ServiceError.mapping { () throws(EngineError) in
+                try context.app.repository.document(list.head.id, revision: revision, head: list.head)
             })
         }
         return Responses.representation(
@@ -108,9 +109,9 @@ struct ReadRoutes {
             request: request)
     }
 
-    private static func sections(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+    private static func sections(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let id = try RequestReading.listID(request)
-        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id) }
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id) }
         let provider = SectionDataProvider(sections: list.document.sections)
         var body = JSONObject()
         body["revision"] = .number(JSONNumber(list.head.revision))
@@ -127,9 +128,9 @@ struct ReadRoutes {
         return Responses.json(200, .object(body), headers: ["ETag": EntityTag.fieldValue(of: String(list.head.revision), gzipped: false), "Cache-Control": "no-cache"])
     }
 
-    private static func items(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+    private static func items(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let id = try RequestReading.listID(request)
-        let list = try ServiceError.mapping { () throws(EngineError) in try context.repository.live(id) }
+        let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id) }
         let indexText = request.pathParameters["index"] ?? ""
         let index = try RequestReading.integer(indexText, name: "the section index", maximum: Int(Int32.max))
         guard list.document.sections.indices.contains(index) else {

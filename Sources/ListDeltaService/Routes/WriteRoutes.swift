@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
@@ -7,7 +8,7 @@ import TextFormats
 
 /// `PUT`, `PATCH` and `DELETE /v1/lists/{id}`.
 struct WriteRoutes {
-    let context: ServiceContext
+    let context: RouteContext
 
     func register(in router: inout Router) {
         let context = self.context
@@ -21,7 +22,7 @@ struct WriteRoutes {
         }
         router.add(.DELETE, "/v1/lists/{id}") { request, responder in
             guard Self.admitOnLoop(request, responder, context, mediaType: nil) else { return }
-            context.perform(responder, on: context.writePool) { () throws(ServiceError) in try Self.delete(request, context) }
+            context.perform(responder, on: context.app.pools.write) { () throws(ServiceError) in try Self.delete(request, context) }
         }
     }
 
@@ -30,12 +31,12 @@ struct WriteRoutes {
     /// the outcome holds its last reference (100,000 items for a large list, some 10 ms to free), and freeing it
     /// is then no part of this write's latency (the worker still spends it before its next job).
     static func performWrite(
-        _ responder: any HTTPResponding, _ context: ServiceContext,
+        _ responder: any HTTPResponding, _ context: RouteContext,
         _ write: @escaping @Sendable () throws(ServiceError) -> WriteOutcome
     ) {
-        context.admit(responder, on: context.writePool) {
+        context.admit(responder, on: context.app.pools.write) {
             var outcome: WriteOutcome?
-            responder.respond(ServiceContext.answer { () throws(ServiceError) in
+            responder.respond(RouteContext.answer { () throws(ServiceError) in
                 let written = try write()
                 outcome = written
                 return response(written, context)
@@ -47,7 +48,7 @@ struct WriteRoutes {
     /// The checks every write passes on the loop, before it takes a worker and before its body is inflated or
     /// read: a request refused here costs no pool slot and no inflation. `false` after answering the problem.
     static func admitOnLoop(
-        _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: ServiceContext, mediaType: String?
+        _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: RouteContext, mediaType: String?
     ) -> Bool {
         do throws(ServiceError) {
             _ = try admit(request, context, mediaType: mediaType)
@@ -59,26 +60,26 @@ struct WriteRoutes {
     }
 
     /// Checks what every write checks, in the order a client can fix them: id, token, media type.
-    static func admit(_ request: HTTPRequest, _ context: ServiceContext, mediaType: String?) throws(ServiceError) -> String {
+    static func admit(_ request: HTTPRequest, _ context: RouteContext, mediaType: String?) throws(ServiceError) -> String {
         let id = try RequestReading.listID(request)
         try context.access.authorizeWrite(request, list: id)
         if let mediaType { try RequestReading.requireMediaType(request, mediaType) }
         return id
     }
 
-    private static func put(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
+    private static func put(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
         let body = try RequestReading.body(request)
-        let maximumDepth = context.configuration.maxDepth
+        let maximumDepth = context.options.maximumDepth
         // Validate before taking the list's lock: a bad body changes nothing and holds up no one. Read straight
         // into items where it can be; else (every invalid body included) parsed, then validated, to word the error.
         let validated: ListDocument
-        if let typed = context.repository.readDocument(json: body, listID: id, revision: 0, maximumDepth: maximumDepth) {
+        if let typed = context.app.repository.readDocument(json: body, listID: id, revision: 0, maximumDepth: maximumDepth) {
             validated = typed
         } else {
             let json = try RequestReading.json(body, maximumDepth: maximumDepth)
-            validated = try ServiceError.mapping { () throws(EngineError) in try context.repository.makeDocument(from: json, listID: id, revision: 0) }
+            validated = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.makeDocument(from: json, listID: id, revision: 0) }
         }
         return try context.write(id, origin: .put, preconditions: preconditions) { _, revision throws(ServiceError) in
             try context.refuseDirectWrite(id)
@@ -88,14 +89,14 @@ struct WriteRoutes {
         }
     }
 
-    private static func patch(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> WriteOutcome {
+    private static func patch(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json-patch+json")
         let preconditions = try RequestReading.preconditions(request)
         let patch: JSONPatch
         do {
             patch = try JSONPatch(
-                json: try RequestReading.json(request, maximumDepth: context.configuration.maxDepth),
-                maximumOperations: context.configuration.maxPatchOperations)
+                json: try RequestReading.json(request, maximumDepth: context.options.maximumDepth),
+                maximumOperations: context.options.maxPatchOperations)
         } catch let error as JSONPatchError {
             if case .tooManyOperations = error { throw .patchFailed(error) }
             throw .badRequest(error.description)
@@ -104,7 +105,7 @@ struct WriteRoutes {
         } catch {
             throw .badRequest("\(error)")
         }
-        let repository = context.repository
+        let repository = context.app.repository
         return try context.write(id, origin: .patch, preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
             try context.refuseDirectWrite(id)
@@ -124,42 +125,16 @@ struct WriteRoutes {
         }
     }
 
-    private static func delete(_ request: HTTPRequest, _ context: ServiceContext) throws(ServiceError) -> HTTPResponse {
+    private static func delete(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let id = try admit(request, context, mediaType: nil)
         let preconditions = try RequestReading.preconditions(request)
-        // A deleted list takes its source (or its view definition) with it, detached under the list's lock right
-        // after the commit: a fetch of this instance waiting for the lock then finds its lease gone and writes
-        // nothing, so the list cannot come back. A list whose source has yet to create it is "deleted" by
-        // detaching the source. The views of a deleted list are emptied.
-        let detach = { () -> Bool in
-            do {
-                let detachedSource = try context.sourceStore.detachSource(id)
-                let detachedView = try context.viewStore.detachView(id)
-                if detachedView { context.views.remove(id) }
-                return detachedSource || detachedView
-            } catch {
-                context.logger.warning("the deleted list's source or view could not be detached", metadata: ["list": "\(id)", "error": "\(error)"])
-                return false
-            }
-        }
-        do {
-            _ = try ServiceError.mapping { () throws(EngineError) in
-                try context.repository.delete(id, preconditions: preconditions) {
-                    _ = detach()
-                    context.hub.publish(list: id, .deleted)
-                    context.views.baseChanged(id, outcome: nil)
-                }
-            }
-        } catch .notFound(let detail) {
-            guard preconditions.ifMatch == nil, detach() else { throw .notFound(detail) }
-        }
-        context.bodies.forgetDiffs(of: id)
+        try ServiceError.mapping { () throws(ApplicationError) in try context.app.delete(id, preconditions: preconditions) }
         return HTTPResponse(status: 204)
     }
 
     /// `{"id","revision","diff"}`: 201 on create (with `Location`), else 200. The diff is the write's own rendering,
     /// embedded as bytes (gzip included), not rendered again.
-    private static func response(_ outcome: WriteOutcome, _ context: ServiceContext) -> HTTPResponse {
+    private static func response(_ outcome: WriteOutcome, _ context: RouteContext) -> HTTPResponse {
         var prefix: [UInt8] = []
         JSONString.append(outcome.document.id, to: &prefix)
         let body = outcome.renderedDiff.wrapped(
@@ -168,28 +143,5 @@ struct WriteRoutes {
         var headers: HTTPHeaders = ["ETag": EntityTag.fieldValue(of: String(outcome.document.revision), gzipped: false), "Cache-Control": "no-store", "Content-Type": "application/json"]
         if outcome.created { headers["Location"] = "/v1/lists/\(outcome.document.id)" }
         return HTTPResponse(status: outcome.created ? 201 : 200, headers: headers, body: body.body)
-    }
-}
-
-extension ServiceContext {
-    /// Writes the next revision of `id` (see ``ListRepository/write(_:origin:preconditions:mustExist:onCommit:build:)``),
-    /// telling its watchers once committed; a failure is the problem it answers.
-    func write(
-        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
-        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
-    ) throws(ServiceError) -> WriteOutcome {
-        do {
-            return try repository.write(id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: publish, build: build)
-        } catch {
-            throw ServiceError(error)
-        }
-    }
-
-    /// Tells the list's watchers about a committed revision (called under the list's write lock, so in order),
-    /// and has the list's views, if it has any, brought up to date.
-    func publish(_ outcome: WriteOutcome) {
-        guard outcome.changed else { return }
-        hub.publish(list: outcome.document.id, .revision(outcome, batch: bodies.remember(diffOf: outcome)))
-        views.baseChanged(outcome.document.id, outcome: outcome)
     }
 }

@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaCore
@@ -27,7 +28,7 @@ final class EventStream: Sendable {
 
     private let form: Form
     private let stream: any HTTPStreaming
-    private let context: ServiceContext
+    private let context: RouteContext
     private let queue: SerialQueue
     private let cursor: Mutex<ListCursor>
     private let ended = Mutex(false)
@@ -35,12 +36,12 @@ final class EventStream: Sendable {
     /// When the stream's token expires (Unix seconds); `nil` for none.
     private let expiresAt = Mutex<Double?>(nil)
 
-    init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: ServiceContext) {
+    init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: RouteContext) {
         self.form = form
         self.stream = stream
         self.context = context
         self.cursor = Mutex(cursor)
-        self.queue = SerialQueue(pool: context.readPool)
+        self.queue = SerialQueue(pool: context.app.pools.read)
     }
 
     /// Subscribes to every list, then catches the client up on each, in the client's order, and starts the
@@ -50,7 +51,7 @@ final class EventStream: Sendable {
     /// catch-up, never lost.
     func start() {
         let ids = cursor.withLock { $0.ids }
-        let token = context.hub.subscribe(lists: ids) { [self] id, event in
+        let token = context.app.hub.subscribe(lists: ids) { [self] id, event in
             queue.async { self.handle(event, of: id) }
         }
         guard let token else {
@@ -66,7 +67,7 @@ final class EventStream: Sendable {
 
     /// A comment line every `heartbeatSeconds` keeps proxies and clients from closing a quiet stream.
     private func scheduleHeartbeat() {
-        context.after(context.configuration.heartbeatSeconds) { [self] in
+        context.app.after(context.options.heartbeatSeconds) { [self] in
             queue.async { [self] in
                 guard !isEnded else { return }
                 if stream.write(Array(": keep-alive\n\n".utf8)) {
@@ -93,8 +94,8 @@ final class EventStream: Sendable {
     private func armExpiry() {
         guard let expiry = expiresAt.withLock({ $0 }) else { return }
         let left = expiry - context.access.now()
-        guard left <= context.configuration.heartbeatSeconds else { return }
-        context.after(max(0, left)) { [weak self] in
+        guard left <= context.options.heartbeatSeconds else { return }
+        context.app.after(max(0, left)) { [weak self] in
             guard let self else { return }
             queue.async { [self] in
                 guard !isEnded else { return }
@@ -107,7 +108,7 @@ final class EventStream: Sendable {
     /// Stops everything (the client went away or the stream ended).
     func end() {
         if let token = token.withLock({ token -> Int? in defer { token = nil }; return token }) {
-            context.hub.unsubscribe(token: token)
+            context.app.hub.unsubscribe(token: token)
         }
         let wasEnded = ended.withLock { ended in defer { ended = true }; return ended }
         if !wasEnded { stream.finish() }
@@ -121,7 +122,7 @@ final class EventStream: Sendable {
             if outcome.previous.revision == held {
                 send(batch.plain, of: id, to: outcome.document.revision)
             } else {
-                catchUp(id, stepwise: context.repository.isShared)
+                catchUp(id, stepwise: context.app.repository.isShared)
             }
         case .committedElsewhere(let revision):
             guard let held = cursor.withLock({ $0[id] }), revision > held else { return }
@@ -140,19 +141,19 @@ final class EventStream: Sendable {
     private func catchUp(_ id: String, stepwise: Bool = false) {
         guard let held = cursor.withLock({ $0[id] }) else { return }
         do {
-            switch try ListProgress.of(id, held: held, in: context.repository) {
+            switch try ListProgress.of(id, held: held, in: context.app.repository) {
             case .current:
                 return
             case .behind(let list):
                 var from = held
                 if stepwise, list.head.revision - held <= Self.maximumSteps {
                     while from + 1 < list.head.revision, !isEnded {
-                        let rendered = try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(list, from: from, to: from + 1, format: .batch) }
+                        let rendered = try ServiceError.mapping { () throws(EngineError) in try context.app.bodies.diff(list, from: from, to: from + 1, format: .batch) }
                         send(rendered.plain, of: id, to: from + 1)
                         from += 1
                     }
                 }
-                let rendered = try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(list, from: from, to: list.head.revision, format: .batch) }
+                let rendered = try ServiceError.mapping { () throws(EngineError) in try context.app.bodies.diff(list, from: from, to: list.head.revision, format: .batch) }
                 send(rendered.plain, of: id, to: list.head.revision)
             case .reset(let current):
                 reset(id, current: current)

@@ -1,3 +1,4 @@
+import ListDeltaApplication
 import HTTPServer
 import ListDeltaAccess
 import ListDeltaEngine
@@ -34,15 +35,15 @@ struct ManyListsPoll: Sendable {
 
     /// Where every list of `cursor` stands: the diffs and resets to answer now (empty: nothing moved).
     /// - Complexity: O(*n*) head lookups, plus the diffs of the lists that moved (rendered once, then cached).
-    static func moves(of cursor: ListCursor, _ context: ServiceContext) throws(ServiceError) -> Moves {
+    static func moves(of cursor: ListCursor, _ context: RouteContext) throws(ServiceError) -> Moves {
         var moves = Moves()
         for id in cursor.ids {
             guard let held = cursor[id] else { continue }
-            switch try ListProgress.of(id, held: held, in: context.repository) {
+            switch try ListProgress.of(id, held: held, in: context.app.repository) {
             case .current:
                 continue
             case .behind(let list):
-                moves.diffs.append(try ServiceError.mapping { () throws(EngineError) in try context.bodies.diff(list, from: held, to: list.head.revision, format: .batch) }.plain)
+                moves.diffs.append(try ServiceError.mapping { () throws(EngineError) in try context.app.bodies.diff(list, from: held, to: list.head.revision, format: .batch) }.plain)
             case .reset(let current):
                 moves.resets.append((id, current))
             }
@@ -52,43 +53,43 @@ struct ManyListsPoll: Sendable {
 
     let cursor: ListCursor
     let responder: any HTTPResponding
-    let context: ServiceContext
+    let context: RouteContext
 
     /// Parks on every list, then checks them again: a write committed while parking either wakes the poll or is
     /// seen by that check. `grant`'s expiry, when it comes before `wait` ends, ends the poll with 401. Runs on a
     /// worker.
     func park(wait: Double, grant: Grant?) {
-        let token = context.hub.park(lists: cursor.ids) { _, event in
+        let token = context.app.hub.park(lists: cursor.ids) { _, event in
             if case .shutdown = event {
                 responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
             } else {
-                context.continueWork { answer() }
+                context.app.continueWork { answer() }
             }
         }
         guard let token else {
             responder.respond(Responses.problem(.unavailable("the server is shutting down; poll again")))
             return
         }
-        responder.onClose { _ = context.hub.unpark(token: token) }
+        responder.onClose { _ = context.app.hub.unpark(token: token) }
         let hold = context.access.holdTime(wait: wait, grant: grant)
-        context.after(hold.seconds) {
-            guard context.hub.unpark(token: token) else { return }
+        context.app.after(hold.seconds) {
+            guard context.app.hub.unpark(token: token) else { return }
             if hold.tokenExpires {
                 responder.respond(Responses.problem(AccessControl.expired))
             } else {
-                context.continueWork { answer() }
+                context.app.continueWork { answer() }
             }
         }
         do {
             let moves = try Self.moves(of: cursor, context)
-            if !moves.isEmpty, context.hub.unpark(token: token) { responder.respond(moves.response) }
+            if !moves.isEmpty, context.app.hub.unpark(token: token) { responder.respond(moves.response) }
         } catch {
-            if context.hub.unpark(token: token) { responder.respond(Responses.problem(error)) }
+            if context.app.hub.unpark(token: token) { responder.respond(Responses.problem(error)) }
         }
     }
 
     /// Answers with every list's moves now.
     private func answer() {
-        responder.respond(ServiceContext.answer { () throws(ServiceError) in try Self.moves(of: cursor, context).response })
+        responder.respond(RouteContext.answer { () throws(ServiceError) in try Self.moves(of: cursor, context).response })
     }
 }

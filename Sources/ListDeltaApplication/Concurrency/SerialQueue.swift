@@ -2,14 +2,14 @@ import Synchronization
 
 /// Jobs run one at a time, in order, on a ``WorkerPool``: a serial lane (one event stream's events) that holds no
 /// thread while it has nothing to do.
-final class SerialQueue: Sendable {
+public final class SerialQueue: Sendable {
     private let pool: WorkerPool
     private let state = Mutex<(jobs: [WorkerPool.Job], scheduled: Bool)>(([], false))
 
-    init(pool: WorkerPool) { self.pool = pool }
+    public init(pool: WorkerPool) { self.pool = pool }
 
     /// Queues `job` after the ones already queued (a continuation of admitted work: never refused).
-    func async(_ job: @escaping WorkerPool.Job) {
+    public func async(_ job: @escaping WorkerPool.Job) {
         let schedule = state.withLock { state in
             state.jobs.append(job)
             defer { state.scheduled = true }

@@ -1,4 +1,3 @@
-import HTTPServer
 import ListDeltaFeeds
 import ListDeltaSources
 
@@ -6,7 +5,7 @@ import ListDeltaSources
 enum SourceCycleError: Error {
     case fetch(SourceFetchError)
     case parse(FeedParseError)
-    case document(ServiceError)
+    case document(ApplicationError)
     /// The fetch lost its lease before it wrote (see `SourceFetchOutcome.superseded`).
     case superseded
 
@@ -32,8 +31,7 @@ enum SourceCycleError: Error {
         case .superseded:
             return SourceState.Failure(status: 409, title: "Conflict", detail: "the source changed during the fetch", reason: "superseded")
         case .document(let error):
-            let problem = error.problem
-            return SourceState.Failure(status: 502, title: "Bad Gateway", detail: "the content does not make a valid list: \(problem.detail)", reason: "document")
+            return SourceState.Failure(status: 502, title: "Bad Gateway", detail: "the content does not make a valid list: \(error.detail)", reason: "document")
         }
     }
 }

@@ -3,7 +3,7 @@ import ListDeltaStorage
 import Logging
 import Metrics
 
-extension ServiceContext {
+extension Application {
     /// Takes in what a shared store announces about the other instances' writes: the repository's cached head is
     /// corrected first, then the list's watchers are told, so a watcher that registers meanwhile either is told or
     /// reads the corrected head (see ``HeadCache``).
@@ -30,7 +30,7 @@ extension ServiceContext {
             hub.publish(list: list, .deleted)
         case .sourceChanged(let list):
             directlyWritten.remove(list)
-            views.changedElsewhere(list)
+            viewRegistry.changedElsewhere(list)
         case .interrupted:
             logger.warning("announcements from other instances interrupted: reading every head from the database until they resume")
             repository.suspendHeadCache()

@@ -1,11 +1,11 @@
 import ListDeltaStorage
 
-extension ServiceContext {
+extension Application {
     /// Refuses a direct write (PUT, PATCH, revert) of a list that a source feeds (409 naming the source) or that is
     /// a view (409 naming its base).
     /// - Complexity: O(1) for a list known to be written directly only (``directlyWritten``); else two lookups in
     ///   the store.
-    func refuseDirectWrite(_ list: String) throws(ServiceError) {
+    public func refuseDirectWrite(_ list: String) throws(ApplicationError) {
         if directlyWritten.contains(list) { return }
         let generation = directlyWritten.generation
         let source: StoredSource?
@@ -14,10 +14,10 @@ extension ServiceContext {
             source = try sourceStore.source(list)
             view = source == nil ? try viewStore.view(list) : nil
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
         if let source {
-            let url = SourceSettings(stored: SourceService.json(source.settings)).map { " (\($0.url))" } ?? ""
+            let url = SourceSettings(stored: SourceKeeper.json(source.settings)).map { " (\($0.url))" } ?? ""
             throw .fedElsewhere(
                 "list \"\(list)\" is fed by a source\(url): only its fetches write it; detach the source first (DELETE /v1/lists/\(list)/source)")
         }

@@ -1,5 +1,5 @@
 import Testing
-@testable import ListDeltaService
+@testable import ListDeltaApplication
 
 @Suite struct DirectlyWrittenListsTests {
     @Test func aListReadAsUnsourcedIsRememberedUntilItsSourceChanges() {

@@ -25,8 +25,8 @@ protocol SourceListWriting: Sendable {
     /// Writes the document (as a PUT body would be) as the list's next revision, unless it equals the current one,
     /// provided `isCurrent()`, asked under the list's lock right before the commit, still holds.
     /// - Returns: Whether a revision was made, and the list's item count.
-    /// - Throws: `ServiceError.superseded` when `isCurrent()` is false; the document's problem when it is invalid.
-    func write(_ id: String, document: JSONValue, isCurrent: () -> Bool) throws(ServiceError) -> (changed: Bool, items: Int)
+    /// - Throws: ``ApplicationError/superseded(_:)`` when `isCurrent()` is false; the document's error when it is invalid.
+    func write(_ id: String, document: JSONValue, isCurrent: () -> Bool) throws(ApplicationError) -> (changed: Bool, items: Int)
 }
 
 /// One fetch of a source from start to end: fetch (conditionally), read the content as a feed or a ListDelta

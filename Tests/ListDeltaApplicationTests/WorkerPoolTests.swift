@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import ListDeltaTestSupport
 import Testing
-@testable import ListDeltaService
+@testable import ListDeltaApplication
 
 @Suite struct WorkerPoolTests {
     @Test func refusesPastItsQueueLimitAndRunsTheRest() {

@@ -17,8 +17,8 @@ import Synchronization
 /// threads.)
 ///
 /// Threading: every method may be called from any thread. Jobs run in submission order, on any worker.
-final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+public final class WorkerPool: Sendable {
+    public typealias Job = @Sendable () -> Void
 
     private struct State {
         var jobs: [Job?] = []
@@ -45,11 +45,11 @@ final class WorkerPool: Sendable {
     }
 
     /// A name for logs, metrics and thread names.
-    let name: String
+    public let name: String
     /// The worker threads.
-    let threadCount: Int
+    public let threadCount: Int
     /// How many admitted jobs may wait for a worker before ``submit(_:)`` refuses more.
-    let queueLimit: Int
+    public let queueLimit: Int
 
     private let state = Mutex(State())
     private let workerThreads = Mutex(Set<pthread_t>())
@@ -59,7 +59,7 @@ final class WorkerPool: Sendable {
     /// Starts `threads` workers.
     /// - Parameter niceness: Added to the workers' nice value (Linux schedules each thread by its own): a pool whose
     ///   work must yield to the requests' (view updates) runs at a positive one, and still uses idle cores fully.
-    init(name: String, threads: Int, queueLimit: Int, niceness: Int32 = 0) {
+    public init(name: String, threads: Int, queueLimit: Int, niceness: Int32 = 0) {
         precondition(threads >= 1 && queueLimit >= 0, "a pool needs a thread and a non-negative queue limit")
         self.name = name
         self.threadCount = threads
@@ -82,7 +82,7 @@ final class WorkerPool: Sendable {
     /// Admits `job` unless ``queueLimit`` jobs already wait or the pool is stopping.
     /// - Returns: `false` when refused (the job will not run).
     /// - Complexity: O(1) amortised.
-    func submit(_ job: @escaping Job) -> Bool {
+    public func submit(_ job: @escaping Job) -> Bool {
         let accepted = state.withLock { state in
             guard !state.stopping, state.queued < queueLimit else {
                 state.rejected += 1
@@ -98,7 +98,7 @@ final class WorkerPool: Sendable {
     /// Runs `job`, which continues admitted work, on a worker: never refused while the pool runs (after
     /// ``shutdown()`` it is dropped).
     /// - Complexity: O(1) amortised.
-    func execute(_ job: @escaping Job) {
+    public func execute(_ job: @escaping Job) {
         let accepted = state.withLock { state in
             guard !state.stopping else { return false }
             state.append(job)
@@ -126,7 +126,7 @@ final class WorkerPool: Sendable {
 
     /// Lets the queued jobs finish, then stops the workers; waits up to `timeout` seconds for them.
     /// Later ``submit(_:)`` calls are refused and ``execute(_:)`` calls dropped. Idempotent.
-    func shutdown(timeout: Double = 10) {
+    public func shutdown(timeout: Double = 10) {
         let first = state.withLock { state in
             defer { state.stopping = true }
             return !state.stopping
@@ -137,17 +137,17 @@ final class WorkerPool: Sendable {
     }
 
     /// Whether the calling thread is one of this pool's workers.
-    var isCurrentThreadAWorker: Bool { workerThreads.withLock { $0.contains(pthread_self()) } }
+    public var isCurrentThreadAWorker: Bool { workerThreads.withLock { $0.contains(pthread_self()) } }
 
     /// Jobs waiting, jobs running, and submissions refused since start.
-    var usage: (queued: Int, running: Int, rejected: Int) {
+    public var usage: (queued: Int, running: Int, rejected: Int) {
         state.withLock { ($0.queued, $0.running, $0.rejected) }
     }
 }
 
 extension WorkerPool: TaskExecutor {
     /// Runs a task's job on a worker (a continuation of admitted work: see ``execute(_:)``).
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         execute { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }

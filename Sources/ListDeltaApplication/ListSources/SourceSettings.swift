@@ -24,9 +24,10 @@ struct SourceSettings: Sendable, Equatable {
 
     /// Reads a request body; members it does not know are ignored, and a member left out takes its default (a
     /// `null` one is refused: it is no setting).
-    /// - Throws: 400 for a body that is not an object, 422 naming the member (`pointer`) that is wrong.
-    init(requestBody json: JSONValue, minimumInterval: Int, maximumItems: Int) throws(ServiceError) {
-        guard case .object(let object) = json else { throw .badRequest("the body must be a JSON object: {\"url\": ...}") }
+    /// - Throws: ``ApplicationError/malformedBody(_:)`` for a body that is not an object,
+    ///   ``ApplicationError/invalidMember(_:pointer:)`` naming the member that is wrong.
+    init(requestBody json: JSONValue, minimumInterval: Int, maximumItems: Int) throws(ApplicationError) {
+        guard case .object(let object) = json else { throw .malformedBody("the body must be a JSON object: {\"url\": ...}") }
         guard case .string(let url)? = object["url"] else {
             throw .invalidMember("url is required: the feed's http, https or file: URL", pointer: "/url")
         }
@@ -50,7 +51,7 @@ struct SourceSettings: Sendable, Equatable {
         }
     }
 
-    private static func integer(_ value: JSONValue?, _ name: String, in range: ClosedRange<Int>, default fallback: Int, hint: String) throws(ServiceError) -> Int {
+    private static func integer(_ value: JSONValue?, _ name: String, in range: ClosedRange<Int>, default fallback: Int, hint: String) throws(ApplicationError) -> Int {
         guard let value else { return fallback }
         guard case .number(let number) = value, let integer = number.intValue, range.contains(integer) else {
             throw .invalidMember("\(name) must be a whole number of \(hint), \(range.lowerBound) to \(range.upperBound)", pointer: "/\(name)")

@@ -1,9 +1,9 @@
 import Foundation
-import ListDeltaCore
+public import ListDeltaCore
 import TextFormats
 import ListDeltaFeeds
 import ListDeltaSources
-import ListDeltaStorage
+public import ListDeltaStorage
 import Logging
 import Metrics
 import Synchronization
@@ -13,13 +13,17 @@ import Synchronization
 ///
 /// Threads: fetches (a PUT's and the scheduler's) run on the `source` pool, never on a loop or the write pool, so
 /// a slow feed holds up no other request; the scheduler's tick is a timer that hands a claim to that pool.
-final class SourceService: Sendable {
+public final class SourceKeeper: Sendable {
     let store: any SourceStore
-    let pool: WorkerPool
+    /// Where fetches run (a PUT's first fetch and the scheduler's).
+    public let pool: WorkerPool
     /// This instance, in the lease tokens it takes (unique per process).
     let instance: String
     private let claims = Atomic<Int>(0)
-    private let context: ServiceContext
+    private let viewStore: any ViewStore
+    private let directlyWritten: DirectlyWrittenLists
+    private let logger: Logger
+    private let timers: Timers
     private let cycle: SourceCycle
     private let policy: HostPolicy
     private let resolver: any AddressResolving
@@ -27,29 +31,36 @@ final class SourceService: Sendable {
     /// How often the scheduler looks for due sources, in seconds.
     static let tickSeconds = 0.5
 
-    init(context: ServiceContext, resolver: any AddressResolving = SystemAddressResolver()) throws(ConfigurationError) {
-        let configuration = context.configuration
-        self.context = context
-        self.store = context.sourceStore
+    /// How sources are fetched.
+    private let options: SourceOptions
+
+    init(app: Application, resolver: any AddressResolving = SystemAddressResolver()) throws(ApplicationError) {
+        let options = app.options.sources
+        self.options = options
+        self.store = app.sourceStore
+        viewStore = app.viewStore
+        directlyWritten = app.directlyWritten
+        logger = app.logger
+        timers = app.timers
         self.resolver = resolver
         do {
-            policy = try HostPolicy(patterns: configuration.sourceHosts)
+            policy = try HostPolicy(patterns: options.hosts)
         } catch {
-            throw ConfigurationError(error.description)
+            throw .invalidOptions(error.description)
         }
         instance = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        pool = WorkerPool(name: "source", threads: configuration.sourceFetches, queueLimit: configuration.sourceFetches * 4)
-        let limits = FetchLimits(maximumBytes: configuration.sourceMaxBytes, timeoutSeconds: configuration.sourceTimeoutSeconds)
+        pool = WorkerPool(name: "source", threads: options.concurrentFetches, queueLimit: options.concurrentFetches * 4)
+        let limits = FetchLimits(maximumBytes: options.maximumBytes, timeoutSeconds: options.timeoutSeconds)
         let webFetcher = HTTPSourceFetcher(limits: limits, policy: policy, resolver: resolver, userAgent: "ListDelta")
         cycle = SourceCycle(
             fetcher: LocationFetcher(web: webFetcher, file: FileSourceFetcher(limits: limits)),
-            parser: FeedParser(limits: FeedLimits(maximumEntries: configuration.effectiveSourceMaxItems)),
-            writer: RepositorySourceWriter(context: context), fileDirectory: configuration.sourceFileDirectory, schedule: RetrySchedule(),
-            maximumDepth: configuration.maxDepth, clock: { Int64(Date().timeIntervalSince1970 * 1_000) }, random: { Double.random(in: 0..<1) })
+            parser: FeedParser(limits: FeedLimits(maximumEntries: options.maximumItems)),
+            writer: RepositorySourceWriter(app: app), fileDirectory: options.fileDirectory, schedule: RetrySchedule(),
+            maximumDepth: app.options.maximumDepth, clock: { Int64(Date().timeIntervalSince1970 * 1_000) }, random: { Double.random(in: 0..<1) })
     }
 
     /// How long a lease lasts: well past the longest fetch, so that only a dead holder loses it.
-    var leaseMilliseconds: Int64 { Int64(context.configuration.sourceTimeoutSeconds * 2_000) + 30_000 }
+    var leaseMilliseconds: Int64 { Int64(options.timeoutSeconds * 2_000) + 30_000 }
 
     private var now: Int64 { Int64(Date().timeIntervalSince1970 * 1_000) }
 
@@ -64,23 +75,34 @@ final class SourceService: Sendable {
     /// Checks a new source's URL before it is attached: its form, and for web URLs that its host resolves, within
     /// min(2 s, half the fetch timeout), to addresses the policy allows (the fetch checks again before it connects).
     /// A name that does not resolve in that time is refused too, so that no URL is attached unchecked.
-    func checkLocation(_ url: String) throws(ServiceError) {
+    func checkLocation(_ url: String) throws(ApplicationError) {
         do {
-            guard case .web(let webURL) = try SourceLocation(url, fileDirectory: context.configuration.sourceFileDirectory) else { return }
-            _ = try policy.checkHost(of: webURL, resolver: resolver, timeoutSeconds: min(2.0, context.configuration.sourceTimeoutSeconds / 2))
+            guard case .web(let webURL) = try SourceLocation(url, fileDirectory: options.fileDirectory) else { return }
+            _ = try policy.checkHost(of: webURL, resolver: resolver, timeoutSeconds: min(2.0, options.timeoutSeconds / 2))
         } catch {
             throw .invalidMember("url: \(error.message)", pointer: "/url")
         }
     }
 
+    /// Attaches or changes `list`'s source from a request body (`{"url","interval","sections","maxItems"}`) and
+    /// fetches it at once, on the calling thread (run it on ``pool``).
+    /// - Returns: Whether it was attached (rather than changed), and the source's state after its first fetch, as
+    ///   served.
+    /// - Throws: ``ApplicationError`` naming the member that is wrong, when the list is a view, or from the store.
+    public func attach(_ list: String, body: JSONValue) throws(ApplicationError) -> (created: Bool, served: JSONValue) {
+        let settings = try SourceSettings(requestBody: body, minimumInterval: options.minimumInterval, maximumItems: options.maximumItems)
+        let attached = try attach(list, settings: settings)
+        return (attached.created, Self.served(attached.source))
+    }
+
     /// Attaches or changes `list`'s source and fetches it at once (on the calling source worker).
     /// - Returns: Whether it was attached (rather than changed), and the source after its first fetch.
-    func attach(_ list: String, settings: SourceSettings) throws(ServiceError) -> (created: Bool, source: StoredSource) {
+    func attach(_ list: String, settings: SourceSettings) throws(ApplicationError) -> (created: Bool, source: StoredSource) {
         let view: StoredView?
         do {
-            view = try context.viewStore.view(list)
+            view = try viewStore.view(list)
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
         if let view {
             throw .fedElsewhere(
@@ -101,35 +123,40 @@ final class SourceService: Sendable {
         do {
             attached = try store.attachSource(
                 list: list, settings: JSONWriter.string(of: .object(settings.jsonObject)), state: JSONWriter.string(of: state.storedJSON),
-                owner: owner, nowMilliseconds: now, leaseMilliseconds: leaseMilliseconds, maximumSources: context.configuration.maxSources)
+                owner: owner, nowMilliseconds: now, leaseMilliseconds: leaseMilliseconds, maximumSources: options.maximumSources)
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
         // Direct writes of the list are refused from now on (after the commit, so no check can record it again).
-        context.directlyWritten.remove(list)
+        directlyWritten.remove(list)
         return (attached.created, fetch(attached.source, owner: owner, settings: settings, state: state))
     }
 
     /// The source of `list`, if any.
-    func source(_ list: String) throws(ServiceError) -> StoredSource? {
+    func source(_ list: String) throws(ApplicationError) -> StoredSource? {
         do {
             return try store.source(list)
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
     }
 
+    /// The source of `list` and its state as served (`GET .../source`); `nil` when it has none.
+    public func served(_ list: String) throws(ApplicationError) -> JSONValue? {
+        try source(list).map(Self.served)
+    }
+
     /// Detaches `list`'s source; `false` when it had none.
-    func detach(_ list: String) throws(ServiceError) -> Bool {
+    public func detach(_ list: String) throws(ApplicationError) -> Bool {
         do {
             return try store.detachSource(list)
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
     }
 
     /// Counts for `/metrics`.
-    func counts() -> SourceCounts? { try? store.sourceCounts() }
+    public func counts() -> SourceCounts? { try? store.sourceCounts() }
 
     // MARK: - Fetching
 
@@ -153,7 +180,7 @@ final class SourceService: Sendable {
         Counter(label: "listdelta_source_fetches_total", dimensions: [("outcome", result.outcome.rawValue)]).increment()
         guard result.outcome != .superseded else { return (try? store.source(source.list)) ?? source }
         if let failure = result.state.lastError {
-            context.logger.notice(
+            logger.notice(
                 "a source fetch failed", metadata: ["list": "\(source.list)", "reason": "\(failure.reason)", "detail": "\(failure.detail)"])
         }
         var finished = source
@@ -165,10 +192,10 @@ final class SourceService: Sendable {
                 list: source.list, generation: source.generation, owner: owner, state: finished.state, isFailing: finished.isFailing,
                 nextFetchAtMilliseconds: finished.nextFetchAtMilliseconds)
             if !recorded {
-                context.logger.info("a source changed or was detached during its fetch; its outcome is not recorded", metadata: ["list": "\(source.list)"])
+                logger.info("a source changed or was detached during its fetch; its outcome is not recorded", metadata: ["list": "\(source.list)"])
             }
         } catch {
-            context.logger.warning("a source fetch's outcome could not be recorded", metadata: ["list": "\(source.list)", "error": "\(error)"])
+            logger.warning("a source fetch's outcome could not be recorded", metadata: ["list": "\(source.list)", "error": "\(error)"])
         }
         return finished
     }
@@ -179,10 +206,10 @@ final class SourceService: Sendable {
     }
 
     private func scheduleTick() {
-        context.after(Self.tickSeconds) { [self] in
+        timers.after(Self.tickSeconds) { [self] in
             guard running.withLock({ $0 }) else { return }
             let usage = pool.usage
-            let room = context.configuration.sourceFetches - usage.running - usage.queued
+            let room = options.concurrentFetches - usage.running - usage.queued
             guard room > 0, pool.submit({ [self] in claimAndFetch(room) }) else {
                 scheduleTick()
                 return
@@ -197,7 +224,7 @@ final class SourceService: Sendable {
         do {
             due = try store.claimDueSources(owner: owner, nowMilliseconds: now, leaseMilliseconds: leaseMilliseconds, limit: room)
         } catch {
-            context.logger.warning("cannot claim due sources", metadata: ["error": "\(error)"])
+            logger.warning("cannot claim due sources", metadata: ["error": "\(error)"])
             return
         }
         for source in due {

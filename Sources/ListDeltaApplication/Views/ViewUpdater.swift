@@ -37,8 +37,8 @@ struct ViewUpdater: Sendable {
     /// current revision. `hint` is the write that made that revision, when this instance made it: its diff then
     /// spares diffing the base again.
     /// - Throws: What reading the base threw; a view whose update fails is logged and left to the next sweep.
-    mutating func update(_ views: [StoredView], hint: WriteOutcome?, context: ServiceContext) throws(EngineError) {
-        let repository = context.repository
+    mutating func update(_ views: [StoredView], hint: WriteOutcome?, app: Application) throws(EngineError) {
+        let repository = app.repository
         let started = ContinuousClock.now
         let head = try repository.head(base)
         let step = ViewStep.baseStep(of: head)
@@ -81,9 +81,9 @@ struct ViewUpdater: Sendable {
                     // Read without the definition limits: they were checked when it was written (perhaps by a
                     // release with other limits), and a stored view must go on being kept.
                     definition = try ViewDefinition(
-                        json: ViewService.json(view.definition), viewID: view.list, limits: limits, definitionLimits: .unlimited)
+                        json: ViewKeeper.json(view.definition), viewID: view.list, limits: limits, definitionLimits: .unlimited)
                 } catch {
-                    context.logger.warning(
+                    app.logger.warning(
                         "a view's stored definition cannot be read; it is not updated", metadata: ["view": "\(view.list)", "error": "\(error)"])
                     continue
                 }
@@ -103,14 +103,14 @@ struct ViewUpdater: Sendable {
         // The views this revision left as they were record their step together, in one transaction; those whose
         // list moved meanwhile (another instance wrote them) are compared and written like the changed ones.
         if !unchanged.isEmpty {
-            let advanced = Self.advance(unchanged, context: context)
+            let advanced = Self.advance(unchanged, app: app)
             for (advance, done) in zip(unchanged, advanced) where !done { toWrite.append(advance.list) }
         }
         let advanced = ContinuousClock.now
         for list in toWrite {
             guard var view = kept[list] else { continue }
             view.syncedRevision = Self.bring(
-                list, of: base, to: ViewStep(generation: view.generation, baseStep: step), index: view.index, context: context)
+                list, of: base, to: ViewStep(generation: view.generation, baseStep: step), index: view.index, app: app)
             kept[list] = view
         }
         tracked = kept
@@ -118,7 +118,7 @@ struct ViewUpdater: Sendable {
         lastStep = step
         if !toWrite.isEmpty, let document = current.document { repository.keepCached(document) }
         let finished = ContinuousClock.now
-        context.logger.debug("views updated", metadata: [
+        app.logger.debug("views updated", metadata: [
             "base": "\(base)", "views": "\(views.count)", "unchanged": "\(unchanged.count)", "written": "\(toWrite.count)",
             "read": "\(read - started)", "indexes": "\(indexed - read)", "advances": "\(advanced - indexed)", "writes": "\(finished - advanced)",
         ])
@@ -139,15 +139,15 @@ struct ViewUpdater: Sendable {
     /// - Returns: The revision of the view's list that holds `index`'s document at `step` because of this call, or
     ///   `nil` when the update was superseded or failed.
     @discardableResult
-    static func bring(_ list: String, of base: String, to step: ViewStep, index: ViewIndex, context: ServiceContext) -> Int? {
+    static func bring(_ list: String, of base: String, to step: ViewStep, index: ViewIndex, app: Application) -> Int? {
         let outcome: String
         defer { Counter(label: "listdelta_view_updates_total", dimensions: [("outcome", outcome)]).increment() }
         do throws(EngineError) {
             let written: WriteOutcome
             do {
-                written = try context.repository.write(
+                written = try app.repository.write(
                     list, origin: .view(of: base, revision: ViewStep.basedOn(step.baseStep)), preconditions: WritePreconditions(),
-                    viewStep: step, onCommit: context.publish
+                    viewStep: step, onCommit: app.afterCommit
                 ) { (_, revision) throws(EngineError) in index.document(viewID: list, revision: revision) }
             } catch {
                 switch error {
@@ -155,8 +155,8 @@ struct ViewUpdater: Sendable {
                 }
             }
             if written.changed {
-                context.views.record(list, step: step)
-            } else if try !advance(list, to: step, atRevision: written.document.revision, context: context) {
+                app.viewRegistry.record(list, step: step)
+            } else if try !advance(list, to: step, atRevision: written.document.revision, app: app) {
                 outcome = "superseded"
                 return nil
             }
@@ -166,37 +166,37 @@ struct ViewUpdater: Sendable {
             outcome = "superseded"
         } catch {
             outcome = "failed"
-            context.logger.warning("a view could not be updated", metadata: ["view": "\(list)", "base": "\(base)", "error": "\(error)"])
+            app.logger.warning("a view could not be updated", metadata: ["view": "\(list)", "base": "\(base)", "error": "\(error)"])
         }
         return nil
     }
 
     /// Records the steps of views whose content did not change, in one transaction; `false` for each that was not
     /// recorded (or all, when the store failed).
-    private static func advance(_ advances: [ViewAdvance], context: ServiceContext) -> [Bool] {
+    private static func advance(_ advances: [ViewAdvance], app: Application) -> [Bool] {
         let done: [Bool]
         do {
-            done = try context.viewStore.advanceViews(advances)
+            done = try app.viewStore.advanceViews(advances)
         } catch {
-            context.logger.warning("views' steps could not be recorded", metadata: ["views": "\(advances.count)", "error": "\(error)"])
+            app.logger.warning("views' steps could not be recorded", metadata: ["views": "\(advances.count)", "error": "\(error)"])
             return advances.map { _ in false }
         }
         for (advance, recorded) in zip(advances, done) where recorded {
-            context.views.record(advance.list, step: advance.step)
+            app.viewRegistry.record(advance.list, step: advance.step)
             Counter(label: "listdelta_view_updates_total", dimensions: [("outcome", "unchanged")]).increment()
         }
         return done
     }
 
     /// Records that the view's unchanged content at `revision` is the query at `step`.
-    private static func advance(_ list: String, to step: ViewStep, atRevision revision: Int, context: ServiceContext) throws(EngineError) -> Bool {
+    private static func advance(_ list: String, to step: ViewStep, atRevision revision: Int, app: Application) throws(EngineError) -> Bool {
         let advanced: Bool
         do {
-            advanced = try context.viewStore.advanceView(list: list, step: step, atRevision: revision)
+            advanced = try app.viewStore.advanceView(list: list, step: step, atRevision: revision)
         } catch {
             throw EngineError.from(error)
         }
-        if advanced { context.views.record(list, step: step) }
+        if advanced { app.viewRegistry.record(list, step: step) }
         return advanced
     }
 }

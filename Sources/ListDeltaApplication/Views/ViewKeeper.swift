@@ -1,4 +1,4 @@
-import ListDeltaCore
+public import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
 import Logging
@@ -17,71 +17,79 @@ import TextFormats
 ///   of those behind: views whose updater died (a process killed between a base's commit and its views'), or whose
 ///   base another instance wrote without updating them. On start the sweep runs at once, so views catch up after
 ///   a crash.
-final class ViewService: Sendable {
-    private let context: ServiceContext
+public final class ViewKeeper: Sendable {
+    /// The application it keeps views of (weakly: the application owns this, and a sweep stops once it is gone).
+    private weak let app: Application?
     private let scheduler: ViewScheduler
     private let running = Mutex(true)
 
-    init(context: ServiceContext) {
-        self.context = context
-        scheduler = ViewScheduler(execute: { [context] job in context.viewPool.execute(job) }) { [context] updater, hint in
-            let views = context.views.views(of: updater.base)
+    init(app: Application) {
+        self.app = app
+        let pool = app.pools.view
+        scheduler = ViewScheduler(execute: { job in pool.execute(job) }) { [weak app] updater, hint in
+            guard let app else { return }
+            let views = app.viewRegistry.views(of: updater.base)
             guard !views.isEmpty else { return }
             do {
-                try updater.update(views, hint: hint, context: context)
+                try updater.update(views, hint: hint, app: app)
             } catch {
-                context.logger.warning("the views of a base could not be updated", metadata: ["base": "\(updater.base)", "error": "\(error)"])
+                app.logger.warning("the views of a base could not be updated", metadata: ["base": "\(updater.base)", "error": "\(error)"])
             }
         }
-        context.views.setScheduler { [scheduler] base, outcome in scheduler.schedule(base, outcome: outcome) }
+        app.viewRegistry.setScheduler { [scheduler] base, outcome in scheduler.schedule(base, outcome: outcome) }
     }
 
     // MARK: - Requests
 
-    /// Makes `list` a view with the definition in `body`, or changes its definition, and brings it up to date at
-    /// once.
-    /// - Parameter mayRead: Checks that the request may read the base (throws 401/403 when not).
-    /// - Returns: Whether it became a view (rather than changed), and the served definition with `basedOn`.
-    func attach(
-        _ list: String, body: JSONValue, mayRead: (String) throws(ServiceError) -> Void
-    ) throws(ServiceError) -> (created: Bool, served: JSONValue) {
-        let limits = context.repository.documentLimits
-        // A body that is no object is malformed (400), as for a source or a revert; a wrong member is a 422.
-        guard case .object = body else { throw .badRequest("a view definition is a JSON object {\"of\", \"where\", \"sort\", \"limit\", \"sections\"}") }
-        let definition: ViewDefinition
+    /// Reads and checks a definition for the view `list` (`PUT .../view`'s body), within the configured bounds.
+    /// - Throws: ``ApplicationError/malformedBody(_:)`` for a body that is no object,
+    ///   ``ApplicationError/invalidMember(_:pointer:)`` naming the member that is wrong.
+    public func definition(from body: JSONValue, for list: String) throws(ApplicationError) -> ViewDefinition {
+        let app = try app.orStopped()
+        // A body that is no object is malformed, as for a source or a revert; a wrong member is another error.
+        guard case .object = body else {
+            throw .malformedBody("a view definition is a JSON object {\"of\", \"where\", \"sort\", \"limit\", \"sections\"}")
+        }
         do {
-            definition = try ViewDefinition(json: body, viewID: list, limits: limits, definitionLimits: context.configuration.definitionLimits)
+            return try ViewDefinition(
+                json: body, viewID: list, limits: app.repository.documentLimits, definitionLimits: app.options.definitionLimits)
         } catch {
             throw .invalidMember(error.detail, pointer: error.pointer)
         }
-        try mayRead(definition.base)
+    }
+
+    /// Makes `list` a view with `definition` (from ``definition(from:for:)``), or changes its definition, and
+    /// brings it up to date at once.
+    /// - Returns: Whether it became a view (rather than changed), and the served definition with `basedOn`.
+    public func attach(_ list: String, definition: ViewDefinition) throws(ApplicationError) -> (created: Bool, served: JSONValue) {
+        let app = try app.orStopped()
         let stored: (created: Bool, view: StoredView)
         do {
-            if try context.viewStore.view(definition.base) != nil {
-                throw ServiceError.invalidMember(
+            if try app.viewStore.view(definition.base) != nil {
+                throw ApplicationError.invalidMember(
                     "list \"\(definition.base)\" is itself a view: a view's base must be a list written directly or by a source", pointer: "/of")
             }
-            if try context.sourceStore.source(list) != nil {
-                throw ServiceError.fedElsewhere(
+            if try app.sourceStore.source(list) != nil {
+                throw ApplicationError.fedElsewhere(
                     "list \"\(list)\" is fed by a source: a list cannot have both a source and a view; detach the source first (DELETE /v1/lists/\(list)/source)")
             }
-            let dependents = try context.viewStore.views(of: list)
+            let dependents = try app.viewStore.views(of: list)
             if let first = dependents.first {
-                throw ServiceError.fedElsewhere(
+                throw ApplicationError.fedElsewhere(
                     "list \"\(list)\" is the base of \(dependents.count == 1 ? "view" : "\(dependents.count) views, such as") \"\(first.list)\": a base cannot be a view itself")
             }
-            stored = try context.viewStore.attachView(
-                list: list, base: definition.base, definition: JSONWriter.string(of: definition.jsonValue), maximumViews: context.configuration.maxViews)
-        } catch let error as ServiceError {
+            stored = try app.viewStore.attachView(
+                list: list, base: definition.base, definition: JSONWriter.string(of: definition.jsonValue), maximumViews: app.options.maximumViews)
+        } catch let error as ApplicationError {
             throw error
         } catch let error as StoreError {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         } catch {
-            throw .storage("\(error)")
+            throw .engine(.storage("\(error)"))
         }
         // Direct writes are refused from now on (after the commit, so no check can record the list again).
-        context.directlyWritten.remove(list)
-        context.views.put(stored.view)
+        app.directlyWritten.remove(list)
+        app.viewRegistry.put(stored.view)
         let basedOn = try bringNow(stored.view, definition: definition)
         // The base's updater builds its own index for this generation in the background.
         scheduler.schedule(definition.base, outcome: nil)
@@ -90,19 +98,20 @@ final class ViewService: Sendable {
 
     /// Computes the view over its base as it is now and writes it.
     /// - Returns: The base revision the view holds now (0 for no base).
-    private func bringNow(_ view: StoredView, definition: ViewDefinition) throws(ServiceError) -> Int {
-        let repository = context.repository
+    private func bringNow(_ view: StoredView, definition: ViewDefinition) throws(ApplicationError) -> Int {
+        let app = try app.orStopped()
+        let repository = app.repository
         let head: ListHead?
         let document: ListDocument?
         do throws(EngineError) {
             head = try repository.head(view.base)
             document = try ViewUpdater.document(of: view.base, at: head, hint: nil, repository: repository)
         } catch {
-            throw ServiceError(error)
+            throw .engine(error)
         }
         let step = ViewStep(generation: view.generation, baseStep: ViewStep.baseStep(of: head))
         let index = ViewIndex(definition: definition, base: ViewBase(document), limits: repository.documentLimits)
-        if ViewUpdater.bring(view.list, of: view.base, to: step, index: index, context: context) == nil {
+        if ViewUpdater.bring(view.list, of: view.base, to: step, index: index, app: app) == nil {
             // Another instance's update (or change) of this view came first: what it reached is served.
             return ViewStep.basedOn(try self.view(view.list)?.baseStep ?? step.baseStep)
         }
@@ -111,23 +120,30 @@ final class ViewService: Sendable {
 
     /// The view `list` is, if it is one. Read while no write of the view's list is under way here, so that its
     /// step never runs ahead of the revision this instance serves (a view's write commits both at once).
-    func view(_ list: String) throws(ServiceError) -> StoredView? {
+    func view(_ list: String) throws(ApplicationError) -> StoredView? {
+        let app = try app.orStopped()
         do {
-            return try context.repository.withoutWritesUnderWay(list) { () throws(StoreError) in try context.viewStore.view(list) }
+            return try app.repository.withoutWritesUnderWay(list) { () throws(StoreError) in try app.viewStore.view(list) }
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
     }
 
+    /// The view `list` is, as served (`GET .../view`): its definition and `basedOn`; `nil` when it is no view.
+    public func served(_ list: String) throws(ApplicationError) -> JSONValue? {
+        try view(list).map(Self.served)
+    }
+
     /// Detaches the view `list` (the list stays, and may be written directly again); `false` when it is no view.
-    func detach(_ list: String) throws(ServiceError) -> Bool {
+    public func detach(_ list: String) throws(ApplicationError) -> Bool {
+        let app = try app.orStopped()
         let detached: Bool
         do {
-            detached = try context.viewStore.detachView(list)
+            detached = try app.viewStore.detachView(list)
         } catch {
-            throw ServiceError.from(error)
+            throw ApplicationError.from(error)
         }
-        context.views.remove(list)
+        app.viewRegistry.remove(list)
         return detached
     }
 
@@ -151,8 +167,10 @@ final class ViewService: Sendable {
 
     /// Starts the sweeps: one at once, then one every `viewSweepSeconds`.
     func start() {
-        context.views.setRefresher { [self] in context.viewPool.execute { [self] in sweepOnce() } }
-        context.viewPool.execute { [self] in sweep() }
+        guard let app else { return }
+        let pool = app.pools.view
+        app.viewRegistry.setRefresher { [self] in pool.execute { [self] in sweepOnce() } }
+        pool.execute { [self] in sweep() }
     }
 
     /// Stops the sweeps (updates under way finish).
@@ -164,31 +182,34 @@ final class ViewService: Sendable {
     private func sweep() {
         sweepOnce()
         if running.withLock({ $0 }) {
-            context.after(context.configuration.viewSweepSeconds) { [self] in context.viewPool.execute { [self] in sweep() } }
+            guard let app else { return }
+            let pool = app.pools.view
+            app.after(app.options.viewSweepSeconds) { [self] in pool.execute { [self] in sweep() } }
         }
     }
 
     /// Reads every view's progress from the store, refreshes the registry, and schedules the bases whose views are
     /// behind them.
     func sweepOnce() {
-        let generation = context.views.generation
+        guard let app else { return }
+        let generation = app.viewRegistry.generation
         let all: [StoredView]
         do {
-            all = try context.viewStore.allViews()
+            all = try app.viewStore.allViews()
         } catch {
-            context.logger.warning("cannot read the views", metadata: ["error": "\(error)"])
+            app.logger.warning("cannot read the views", metadata: ["error": "\(error)"])
             return
         }
-        context.views.replaceAll(all, readIn: generation)
+        app.viewRegistry.replaceAll(all, readIn: generation)
         Gauge(label: "listdelta_views").record(all.count)
         let byBase = Dictionary(grouping: all, by: \.base)
         scheduler.retain(only: Set(byBase.keys))
         for (base, views) in byBase {
             do {
-                let step = ViewStep.baseStep(of: try context.repository.head(base))
+                let step = ViewStep.baseStep(of: try app.repository.head(base))
                 if views.contains(where: { $0.baseStep < step }) { scheduler.schedule(base, outcome: nil) }
             } catch {
-                context.logger.warning("cannot read a view's base", metadata: ["base": "\(base)", "error": "\(error)"])
+                app.logger.warning("cannot read a view's base", metadata: ["base": "\(base)", "error": "\(error)"])
                 return
             }
         }

@@ -1,11 +1,12 @@
 import Foundation
 import ListDeltaCore
+import ListDeltaEngine
 import ListDeltaFeeds
 import ListDeltaSources
 import Synchronization
 import ListDeltaTestSupport
 import Testing
-@testable import ListDeltaService
+@testable import ListDeltaApplication
 
 /// One fetch of a source, start to end, without a socket or a store: a scripted fetcher, the real feed parser,
 /// and a writer that keeps the list in memory.
@@ -174,13 +175,13 @@ final class MemoryWriter: SourceListWriting {
 
     func listExists(_ id: String) -> Bool { state.withLock { $0.document != nil } }
 
-    func write(_ id: String, document json: JSONValue, isCurrent: () -> Bool) throws(ServiceError) -> (changed: Bool, items: Int) {
+    func write(_ id: String, document json: JSONValue, isCurrent: () -> Bool) throws(ApplicationError) -> (changed: Bool, items: Int) {
         guard isCurrent() else { throw .superseded("test") }
         let document: ListDocument
         do {
             document = try DataProviderFactory(limits: DocumentLimits()).makeDocument(from: json, listID: id, revision: 1)
         } catch {
-            throw .badRequest("\(error)")
+            throw .engine(.unprocessable(error))
         }
         return state.withLock { current in
             let changed = current.document.map { !$0.hasSameContent(as: document) } ?? true

@@ -1,85 +1,30 @@
-import Dispatch
 import Foundation
 import HTTPServer
 import ListDeltaAccess
+import ListDeltaApplication
 import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
-import Logging
 import Metrics
-import Synchronization
 
-/// What every route shares: the repository, the watchers, rendered bodies, the configuration, and where work runs.
+/// What every route shares: the application it calls, the options of the contract, who may read and write, and how
+/// an answer is run and sent.
 ///
-/// The threading model (``EventLoopCheck`` lists the four kinds of threads; docs/architecture.md draws them):
+/// The threading model (``EventLoopCheck`` lists the kinds of threads; docs/architecture.md draws them):
 /// - **Event loops** parse, route and answer from memory: validated ids, unknown ids (``ListRepository/mightExist(_:)``),
 ///   refused tokens, and current documents already rendered. They never touch the store, never compress, never
 ///   inflate, and never wait for a lock held across a commit.
-/// - **The read pool** (``readPool``) runs everything else a read needs: the store, rebuilding revisions, diffs,
-///   compressing new bodies. **The write pool** (``writePool``) runs writes, so that a flood of writes waiting for
-///   the store's single writer never holds the threads reads need. Both queues are bounded: past
-///   `maxQueuedRequests` a request is answered 503 with `Retry-After` (``busy(_:)``), counted in
-///   `listdelta_work_rejected_total`.
-/// - **The timer queue** only fires deadlines (a long poll's `wait`, an event stream's heartbeat) and hands the
-///   work they start to a pool.
+/// - **The application's pools** run everything else (``perform(_:on:_:)``): reads on the read pool, writes on the
+///   write pool. Both queues are bounded: past `maxQueuedRequests` a request is answered 503 with `Retry-After`
+///   (``busy(_:)``), counted in `listdelta_work_rejected_total`.
 /// - Results get back to their loop through the responder, which hops to the request's loop itself.
-final class ServiceContext: Sendable {
-    let configuration: ServiceConfiguration
-    let repository: ListRepository
-    let hub = ChangeHub()
-    let logger: Logger
+struct RouteContext: Sendable {
+    /// What the routes call.
+    let app: Application
+    /// The contract's numbers and bounds.
+    let options: APIOptions
     /// Who may read and write which list.
     let access: AccessControl
-    /// The store, when other instances share it (PostgreSQL); `nil` for the embedded one.
-    let sharedStore: (any SharedRevisionStore)?
-    /// Where sources are kept (the same store as revisions).
-    let sourceStore: any SourceStore
-    /// Where views are kept (the same store as revisions).
-    let viewStore: any ViewStore
-    /// Which lists have views, and the hook that brings them up to date after a write of their base.
-    let views: ViewRegistry
-    /// Lists known to be neither fed by a source nor a view (see ``refuseDirectWrite(_:)``).
-    let directlyWritten: DirectlyWrittenLists
-    /// Rendered documents (by revision) and diffs (by from, to and format).
-    let bodies: RenderCache
-    let readPool: WorkerPool
-    let writePool: WorkerPool
-    /// Where views are brought up to date after their base's writes: as many threads as the write pool, at a lower
-    /// priority than the requests' threads, so that a base's write is acknowledged as fast with views as without.
-    let viewPool: WorkerPool
-    private let timers = DispatchQueue(label: "listdelta.timers")
-    private let drainingFlag = Atomic<Bool>(false)
-
-    /// True once the instance was asked to stop and drains (see `drainSeconds`): `/healthz` answers 503.
-    var isDraining: Bool { drainingFlag.load(ordering: .relaxed) }
-    /// Marks the instance as draining.
-    func beginDraining() { drainingFlag.store(true, ordering: .relaxed) }
-
-    init(
-        configuration: ServiceConfiguration, repository: ListRepository, logger: Logger, access: AccessControl,
-        sharedStore: (any SharedRevisionStore)? = nil, sourceStore: any SourceStore, viewStore: any ViewStore
-    ) {
-        self.configuration = configuration
-        self.sharedStore = sharedStore
-        self.sourceStore = sourceStore
-        self.viewStore = viewStore
-        views = ViewRegistry()
-        directlyWritten = DirectlyWrittenLists(isTrusted: sharedStore == nil)
-        self.repository = repository
-        self.logger = logger
-        self.access = access
-        bodies = RenderCache(repository: repository, budget: configuration.cacheBytes / 4)
-        readPool = WorkerPool(name: "read", threads: configuration.workerThreads, queueLimit: configuration.maxQueuedRequests)
-        writePool = WorkerPool(name: "write", threads: configuration.writeThreadsInUse, queueLimit: configuration.maxQueuedRequests)
-        viewPool = WorkerPool(name: "view", threads: configuration.writeThreadsInUse, queueLimit: 0, niceness: 5)
-    }
-
-    /// Stops the pools after their queued work (call after the watchers were told).
-    func shutdown() {
-        readPool.shutdown()
-        writePool.shutdown()
-        viewPool.shutdown()
-    }
 
     // MARK: - Where work runs
 
@@ -95,18 +40,8 @@ final class ServiceContext: Sendable {
     /// Admits `job`, which answers `responder` itself, on `pool` (the read pool by default); answers 503 when the
     /// pool's queue is full.
     func admit(_ responder: any HTTPResponding, on pool: WorkerPool? = nil, _ job: @escaping @Sendable () -> Void) {
-        let pool = pool ?? readPool
+        let pool = pool ?? app.pools.read
         if !pool.submit(job) { responder.respond(busy(pool)) }
-    }
-
-    /// Runs `job`, which continues admitted work (a woken poll), on the read pool.
-    func continueWork(_ job: @escaping @Sendable () -> Void) {
-        readPool.execute(job)
-    }
-
-    /// Runs `job` after `seconds` on the timer queue: it must only hand work on (to a pool or a responder).
-    func after(_ seconds: Double, _ job: @escaping @Sendable () -> Void) {
-        timers.asyncAfter(deadline: .now() + seconds, execute: job)
     }
 
     /// The 503 answer of a full pool, counted.
@@ -122,6 +57,26 @@ final class ServiceContext: Sendable {
         } catch {
             return Responses.problem(error)
         }
+    }
+
+    // MARK: - Writes
+
+    /// Writes the next revision of `id` through the application (``Application/write(_:origin:preconditions:mustExist:build:)``),
+    /// a failure being the problem it answers.
+    func write(
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
+        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
+    ) throws(ServiceError) -> WriteOutcome {
+        do {
+            return try app.write(id, origin: origin, preconditions: preconditions, mustExist: mustExist, build: build)
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
+    /// Refuses a direct write of a list a source feeds or that is a view (409).
+    func refuseDirectWrite(_ id: String) throws(ServiceError) {
+        try ServiceError.mapping { () throws(ApplicationError) in try app.refuseDirectWrite(id) }
     }
 
     // MARK: - Checks on the loop
@@ -147,27 +102,27 @@ final class ServiceContext: Sendable {
             responder.respond(Responses.problem(error))
             return nil
         }
-        guard !mustExist || repository.mightExist(id) else {
+        guard !mustExist || app.repository.mightExist(id) else {
             responder.respond(Responses.problem(.notFound("there is no list \"\(id)\"")))
             return nil
         }
         return ReadableList(id: id, grant: grant)
     }
 
-    // MARK: - Rendered bodies
+    // MARK: - Caching
 
     /// The `Cache-Control` of a representation that never changes (an old revision, a diff between two fixed
     /// revisions): `public` when anyone may read it, `private` when reads need a token, so that no shared cache
     /// keeps a private list's revision for whoever asks next.
     var immutableCacheControl: String {
-        "\(configuration.privateReads ? "private" : "public"), max-age=31536000, immutable"
+        "\(options.privateReads ? "private" : "public"), max-age=31536000, immutable"
     }
 
     /// The `Cache-Control` of a poll's answer (a diff to the current revision): kept for `cursorSeconds` (no
     /// client asks for that URL again once its interval is over), `public` so that shared caches collapse the
     /// polls of every client at one revision, `private` when reads need a token.
     var pollCacheControl: String {
-        "\(configuration.privateReads ? "private" : "public"), max-age=\(configuration.cursorSeconds)"
+        "\(options.privateReads ? "private" : "public"), max-age=\(options.cursorSeconds)"
     }
 
     /// The `Cache-Control` of the current document: `no-cache` for browsers (they revalidate with its `ETag`), and
@@ -175,14 +130,14 @@ final class ServiceContext: Sendable {
     /// request per second (they then follow the diff from the revision they got, which brings the document up to
     /// date); `no-cache` alone when reads need a token.
     var currentDocumentCacheControl: String {
-        configuration.privateReads ? "no-cache" : "public, max-age=0, s-maxage=\(Self.sharedDocumentSeconds)"
+        options.privateReads ? "no-cache" : "public, max-age=0, s-maxage=\(Self.sharedDocumentSeconds)"
     }
 
     /// How long shared caches keep the current document: ``currentDocumentCacheControl``.
     static let sharedDocumentSeconds = 1
 
     /// The poll cursors' intervals (``PollCursor``).
-    var pollCursor: PollCursor { PollCursor(cursorSeconds: configuration.cursorSeconds) }
+    var pollCursor: PollCursor { PollCursor(cursorSeconds: options.cursorSeconds) }
 
     /// The wall clock in seconds since 1970: poll cursors are intervals of it, so every instance behind one cache
     /// agrees on them as far as their clocks agree.

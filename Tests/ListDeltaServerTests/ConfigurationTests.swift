@@ -1,7 +1,6 @@
 import ListDeltaPostgres
-import ListDeltaServer
+@testable import ListDeltaServer
 import Testing
-@testable import ListDeltaService
 
 @Suite struct ConfigurationTests {
     @Test func defaultsAreTheDocumentedOnes() throws {
