@@ -254,7 +254,7 @@ let package = Package(
         // The composition root: the configuration's rules and precedence.
         .testTarget(
             name: "ListDeltaServerTests",
-            dependencies: ["ListDeltaServer", "ListDeltaPostgres"],
+            dependencies: ["ListDeltaServer", "ListDeltaPostgres", "ListDeltaApplication", "ListDeltaService", "HTTPServer"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaServiceTests",

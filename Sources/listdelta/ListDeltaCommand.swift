@@ -90,45 +90,18 @@ struct Serve: ParsableCommand {
     }
 
     private func loadConfiguration() throws -> ServiceConfiguration {
-        var settings = try file.load()
-        if let host { settings.host = host }
-        if let port { settings.port = port }
-        if let data { settings.dataDirectory = data }
-        if let retention { settings.retention = retention }
-        if let maxWait { settings.maxWaitSeconds = maxWait }
-        if let cursorSeconds { settings.cursorSeconds = cursorSeconds }
-        if !writeToken.isEmpty { settings.writeTokens = writeToken }
-        if allowAnonymousWrites { settings.allowAnonymousWrites = true }
-        if let readAccess { settings.readAccess = readAccess }
-        if let jwtPublicKeys { settings.jwtPublicKeys = jwtPublicKeys }
-        if let databaseUrl { settings.databaseURL = databaseUrl }
-        do throws(ConfigurationError) {
-            try settings.validate()
-            try settings.validateStore()
-        } catch {
-            throw ValidationError(error.description)
-        }
-        return settings
-    }
-}
-
-extension ServiceConfiguration {
-    /// The configuration file (`path`, or Config/listdelta.json when it exists), then the environment.
-    /// - Throws: `ValidationError` with the reason.
-    static func load(file path: String?) throws -> ServiceConfiguration {
-        var settings = ServiceConfiguration()
-        do {
-            let file = path ?? "Config/listdelta.json"
-            if path != nil || FileManager.default.fileExists(atPath: file) {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw ConfigurationError("cannot read the configuration file \(file)")
-                }
-                try settings.apply(fileContents: Array(data), name: file)
-            }
-            try settings.apply(environment: ProcessInfo.processInfo.environment)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
-        }
-        return settings
+        var flags = FlagSettings()
+        flags.host = host
+        flags.port = port
+        flags.dataDirectory = data
+        flags.retention = retention
+        flags.maxWaitSeconds = maxWait
+        flags.cursorSeconds = cursorSeconds
+        flags.writeTokens = writeToken
+        flags.allowAnonymousWrites = allowAnonymousWrites
+        flags.readAccess = readAccess
+        flags.jwtPublicKeys = jwtPublicKeys
+        flags.databaseURL = databaseUrl
+        return try file.load(flags: flags, validating: true)
     }
 }

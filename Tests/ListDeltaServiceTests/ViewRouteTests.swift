@@ -61,21 +61,20 @@ import Testing
         #expect((by?["revision"] as? NSNumber)?.intValue == 1)
     }
 
-    @Test func aViewFollowsItsBaseWithinOneSecondAndSkipsRevisionsThatDoNotChangeIt() throws {
+    /// (The contract's "within a second" is the end-to-end suite's to time: unit tests assert no durations.)
+    @Test func aViewFollowsItsBaseAndSkipsRevisionsThatDoNotChangeIt() throws {
         let test = try TestService()
         test.answer(.PUT, "/v1/lists/base", json: Self.base)
         test.answer(.PUT, "/v1/lists/xs/view", json: #"{"of":"base","where":[{"path":"/model/cat","op":"eq","value":"x"}],"sections":"none"}"#)
         let viewRevision = (test.answer(.GET, "/v1/lists/xs")?.json?["revision"] as? NSNumber)?.intValue
         let added = #"[{"op":"add","path":"/sections/1/items/-","value":{"id":"e","model":{"cat":"x"}}}]"#
-        let start = Date()
         #expect(test.answer(.PATCH, "/v1/lists/base", json: added)?.status == 200)
-        #expect(eventually(1) { Self.basedOn(test, "xs") == 2 })
-        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(eventually { Self.basedOn(test, "xs") == 2 })
         #expect(Self.itemIDs(test.answer(.GET, "/v1/lists/xs")?.json) == [["a", "c", "e"]])
         // A base revision outside the view's filter: basedOn moves on, the view makes no revision.
         let unrelated = #"[{"op":"replace","path":"/sections/0/items/1/model/score","value":9}]"#
         #expect(test.answer(.PATCH, "/v1/lists/base", json: unrelated)?.status == 200)
-        #expect(eventually(1) { Self.basedOn(test, "xs") == 3 })
+        #expect(eventually { Self.basedOn(test, "xs") == 3 })
         #expect((test.answer(.GET, "/v1/lists/xs")?.json?["revision"] as? NSNumber)?.intValue == viewRevision.map { $0 + 1 })
     }
 

@@ -16,7 +16,7 @@ README = REPO / "README.md"
 CONFIGURATION_DOC = REPO / "docs" / "configuration.md"
 DEPLOYMENT_DOC = REPO / "docs" / "deployment.md"
 CONFIG_FILE = REPO / "Config" / "listdelta.json"
-LOADING = REPO / "Sources" / "ListDeltaService" / "Configuration" / "ServiceConfiguration+Loading.swift"
+LOADING = REPO / "Sources" / "ListDeltaServer" / "Configuration" / "ServiceConfiguration+Loading.swift"
 CI_RUN = REPO / ".ci" / "run"
 
 
@@ -283,6 +283,12 @@ def package_manifest():
     return json.loads(dumped.stdout)
 
 
+def product_targets(manifest):
+    """The targets the package ships (libraries and executables): not the tests, nor their support targets."""
+    return [target for target in manifest["targets"] if target["type"] in ("regular", "executable")
+            and not (target.get("path") or "").startswith("Tests/")]
+
+
 def architecture_diagram_edges():
     """The arrows of docs/architecture.md's mermaid diagram, as (target, dependency) by target name."""
     text = read(REPO / "docs" / "architecture.md")
@@ -298,9 +304,7 @@ def architecture_diagram_edges():
 def test_the_architecture_diagram_draws_exactly_the_targets_dependencies():
     manifest = package_manifest()
     edges = set()
-    for target in manifest["targets"]:
-        if target["type"] not in ("regular", "executable"):
-            continue
+    for target in product_targets(manifest):
         for dependency in target["dependencies"]:
             for kind in ("byName", "target"):
                 if kind in dependency:
@@ -315,9 +319,7 @@ def test_the_architecture_table_of_third_party_libraries_is_packages_truth():
     non-test targets that depend on it."""
     manifest = package_manifest()
     truth = {}
-    for target in manifest["targets"]:
-        if target["type"] not in ("regular", "executable"):
-            continue
+    for target in product_targets(manifest):
         for dependency in target["dependencies"]:
             if "product" in dependency:
                 truth.setdefault(dependency["product"][0], set()).add(target["name"])

@@ -116,7 +116,11 @@ extension ServiceConfiguration {
             guard let setting = Self.settings.first(where: { $0.key == key }) else {
                 throw ConfigurationError("\(name): unknown setting \"\(key)\"")
             }
-            try setting.apply(&self, member)
+            do {
+                try setting.apply(&self, member)
+            } catch {
+                throw ConfigurationError("\(name): \(error.message)")
+            }
         }
     }
 
