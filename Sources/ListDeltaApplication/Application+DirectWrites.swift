@@ -1,3 +1,4 @@
+import ListDeltaCore
 import ListDeltaStorage
 
 extension Application {
@@ -17,7 +18,7 @@ extension Application {
             throw ApplicationError.from(error)
         }
         if let source {
-            let url = SourceSettings(stored: SourceKeeper.json(source.settings)).map { " (\($0.url))" } ?? ""
+            let url = SourceSettings(stored: JSONValue(stored: source.settings)).map { " (\($0.url))" } ?? ""
             throw .fedElsewhere(
                 "list \"\(list)\" is fed by a source\(url): only its fetches write it; detach the source first (DELETE /v1/lists/\(list)/source)")
         }

@@ -113,10 +113,10 @@ public final class SourceKeeper: Sendable {
         // url, sections and maxItems): a PUT of the same source then fetches conditionally. Otherwise it starts
         // afresh, so that a 304 cannot leave the list mapped by the old settings.
         var state = SourceState.initial
-        if let previous = try self.source(list), let old = SourceSettings(stored: Self.json(previous.settings)),
+        if let previous = try self.source(list), let old = SourceSettings(stored: JSONValue(stored: previous.settings)),
             old.url == settings.url, old.sections == settings.sections, old.maxItems == settings.maxItems
         {
-            state = SourceState(stored: Self.json(previous.state))
+            state = SourceState(stored: JSONValue(stored: previous.state))
         }
         let attached: (created: Bool, source: StoredSource)
         let owner = newLeaseToken()
@@ -163,9 +163,9 @@ public final class SourceKeeper: Sendable {
     /// Runs one fetch of a source leased to `owner` and records its outcome (giving the lease back). Blocking.
     @discardableResult
     func fetch(_ source: StoredSource, owner: String, settings: SourceSettings? = nil, state: SourceState? = nil) -> StoredSource {
-        let previous = state ?? SourceState(stored: Self.json(source.state))
+        let previous = state ?? SourceState(stored: JSONValue(stored: source.state))
         let result: SourceCycle.Result
-        if let settings = settings ?? SourceSettings(stored: Self.json(source.settings)) {
+        if let settings = settings ?? SourceSettings(stored: JSONValue(stored: source.settings)) {
             result = cycle.run(list: source.list, settings: settings, state: previous) { [store] in
                 (try? store.holdsSourceLease(list: source.list, generation: source.generation, owner: owner)) ?? false
             }
@@ -238,15 +238,11 @@ public final class SourceKeeper: Sendable {
         pool.shutdown()
     }
 
-    /// A stored JSON text as a value (`.null` when it cannot be read).
-    static func json(_ text: String) -> JSONValue {
-        (try? JSONReader().read(text)) ?? .null
-    }
 
     /// The served state: settings, then `lastFetch`, `lastError`, `nextFetchAt`, `consecutiveFailures`.
     static func served(_ source: StoredSource) -> JSONValue {
-        var object = SourceSettings(stored: json(source.settings))?.jsonObject ?? JSONObject()
-        SourceState(stored: json(source.state)).servedMembers(into: &object)
+        var object = SourceSettings(stored: JSONValue(stored: source.settings))?.jsonObject ?? JSONObject()
+        SourceState(stored: JSONValue(stored: source.state)).servedMembers(into: &object)
         object["nextFetchAt"] = .string(RFC3339.format(milliseconds: source.nextFetchAtMilliseconds))
         return .object(object)
     }

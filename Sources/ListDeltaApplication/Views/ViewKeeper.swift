@@ -149,7 +149,7 @@ public final class ViewKeeper: Sendable {
 
     /// The definition as served: `{"of","where","sort","limit","sections","basedOn"}`.
     static func served(_ view: StoredView) -> JSONValue {
-        served(definition: json(view.definition), basedOn: ViewStep.basedOn(view.baseStep))
+        served(definition: JSONValue(stored: view.definition), basedOn: ViewStep.basedOn(view.baseStep))
     }
 
     private static func served(definition: JSONValue, basedOn: Int) -> JSONValue {
@@ -158,10 +158,6 @@ public final class ViewKeeper: Sendable {
         return .object(object)
     }
 
-    /// A stored JSON text as a value (`.null` when it cannot be read).
-    static func json(_ text: String) -> JSONValue {
-        (try? JSONReader().read(text)) ?? .null
-    }
 
     // MARK: - Sweeping
 

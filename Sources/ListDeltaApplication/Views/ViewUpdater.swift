@@ -81,7 +81,7 @@ struct ViewUpdater: Sendable {
                     // Read without the definition limits: they were checked when it was written (perhaps by a
                     // release with other limits), and a stored view must go on being kept.
                     definition = try ViewDefinition(
-                        json: ViewKeeper.json(view.definition), viewID: view.list, limits: limits, definitionLimits: .unlimited)
+                        json: JSONValue(stored: view.definition), viewID: view.list, limits: limits, definitionLimits: .unlimited)
                 } catch {
                     app.logger.warning(
                         "a view's stored definition cannot be read; it is not updated", metadata: ["view": "\(view.list)", "error": "\(error)"])
