@@ -181,19 +181,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // What the test targets share: the service in-process and on loopback, a loopback HTTP server and a raw
-        // client, a feed server, random documents, log capture, `eventually`.
+        // What tests of any target share, over the core alone: random documents, waiting for a condition (never for a
+        // time), threads of their own, temporary directories.
+        .target(
+            name: "ListDeltaCoreTestSupport", dependencies: ["ListDeltaCore"], path: "Tests/ListDeltaCoreTestSupport",
+            swiftSettings: swiftSettings),
+        // What the server-level test targets share: the service in-process and on loopback, a loopback HTTP server
+        // and a raw client, a feed server, log capture.
         .target(
             name: "ListDeltaTestSupport",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaServer", "ListDeltaAccess", "HTTPServer",
+                "ListDeltaCore", "ListDeltaCoreTestSupport", "ListDeltaService", "ListDeltaServer", "ListDeltaAccess", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ListDeltaTestSupport",
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore", "ListDeltaTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore", "ListDeltaCoreTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaFeedsTests", dependencies: ["ListDeltaFeeds", "ListDeltaCore"], resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
@@ -204,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer", "ZlibCodec", "ListDeltaTestSupport",
+                "HTTPServer", "ZlibCodec", "ListDeltaTestSupport", "ListDeltaCoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -229,20 +234,21 @@ let package = Package(
         // The engine on its own, over a store in memory's stead (SQLite in a temporary directory).
         .testTarget(
             name: "ListDeltaEngineTests",
-            dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaTestSupport"],
+            dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaCoreTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaServiceTests",
             dependencies: [
                 "ListDeltaService", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess", "ListDeltaFeeds",
-                "ListDeltaSources", "ListDeltaTestSupport", "ListDeltaCore", "ListDeltaPostgres", "HTTPServer", "ZlibCodec",
+                "ListDeltaSources", "ListDeltaTestSupport", "ListDeltaCoreTestSupport", "ListDeltaCore", "ListDeltaPostgres", "HTTPServer",
+                "ZlibCodec",
             ],
             swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",
             dependencies: [
-                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaTestSupport",
+                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaTestSupport", "ListDeltaCoreTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

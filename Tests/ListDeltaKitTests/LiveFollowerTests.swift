@@ -1,5 +1,6 @@
 import Foundation
 import ListDeltaCore
+import ListDeltaCoreTestSupport
 import ListDeltaService
 import ListDeltaTestSupport
 import Testing

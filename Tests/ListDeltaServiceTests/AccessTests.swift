@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import ListDeltaAccess
+import ListDeltaCoreTestSupport
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService

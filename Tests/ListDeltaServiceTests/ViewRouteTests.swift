@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService

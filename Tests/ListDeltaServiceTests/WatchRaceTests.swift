@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaEngine
 import ListDeltaTestSupport
 import Testing

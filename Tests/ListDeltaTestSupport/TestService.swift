@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPServer
 public import ListDeltaAccess
+import ListDeltaCoreTestSupport
 import ListDeltaServer
 public import ListDeltaService
 import Logging
