@@ -186,6 +186,17 @@ let package = Package(
         .target(
             name: "ListDeltaCoreTestSupport", dependencies: ["ListDeltaCore"], path: "Tests/ListDeltaCoreTestSupport",
             swiftSettings: swiftSettings),
+        // What the stores' tests share: the fixtures (blobs, writes), the PostgreSQL test database, and the store
+        // factory the contract suite runs against each store.
+        .target(
+            name: "ListDeltaStoreTestSupport",
+            dependencies: [
+                "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaPostgres", "ListDeltaCoreTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ListDeltaStoreTestSupport",
+            swiftSettings: swiftSettings
+        ),
         // What the server-level test targets share: the service in-process and on loopback, a loopback HTTP server
         // and a raw client, a feed server, log capture.
         .target(
@@ -217,14 +228,28 @@ let package = Package(
         ),
         .testTarget(name: "ZlibCodecTests", dependencies: ["ZlibCodec"], swiftSettings: swiftSettings),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"], swiftSettings: swiftSettings),
+        // What only the SQLite store does: its rows, reopening, durability, migrations, the pure append arithmetic.
         .testTarget(
             name: "ListDeltaSQLiteTests",
-            dependencies: ["ListDeltaSQLite", "ListDeltaStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ListDeltaSQLite", "ListDeltaStorage", "ListDeltaStoreTestSupport", "ListDeltaCoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings),
-        // The PostgreSQL store against a real server (LISTDELTA_TEST_POSTGRES_URL, set by scripts/test.sh).
+        // What only the PostgreSQL store does, against a real server (LISTDELTA_TEST_POSTGRES_URL, set by
+        // scripts/test.sh): two instances on one database, announcements, write turns, lease expiry, its URLs.
         .testTarget(
             name: "ListDeltaPostgresTests",
-            dependencies: ["ListDeltaPostgres", "ListDeltaSQLite", "ListDeltaStorage", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ListDeltaPostgres", "ListDeltaStorage", "ListDeltaStoreTestSupport", "ListDeltaCoreTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        // One storage contract: every test of what all stores share (appends, heads, deletes, retention, history,
+        // undo diffs, lists, sources, views, concurrency) runs against SQLite and against PostgreSQL.
+        .testTarget(
+            name: "ListDeltaStoreContractTests",
+            dependencies: ["ListDeltaStorage", "ListDeltaStoreTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaAccessTests",

@@ -1,12 +1,14 @@
 import Foundation
+import ListDeltaCoreTestSupport
 import ListDeltaPostgres
 import ListDeltaStorage
+import ListDeltaStoreTestSupport
 import Logging
 import Synchronization
 import Testing
 
 /// Two stores on one database, as two instances would have: racing writers, announcements.
-@Suite(.enabled(if: hasTestDatabase, "needs LISTDELTA_TEST_POSTGRES_URL (scripts/test.sh starts a server)"))
+@Suite(.needsTestDatabase)
 struct SharingTests {
     @Test func ofRacingWritersExpectingOneRevisionExactlyOneCommits() async throws {
         try await withTwoInstances { first, second in
