@@ -242,6 +242,7 @@ let package = Package(
             name: "ListDeltaPostgresTests",
             dependencies: [
                 "ListDeltaPostgres", "ListDeltaStorage", "ListDeltaStoreTestSupport", "ListDeltaCoreTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
