@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// Runs `body` on a new detached thread (none of Swift concurrency's: it may block).
@@ -13,6 +14,22 @@ public func runOnThread(_ body: @escaping @Sendable () -> Void) {
         return nil
     }, argument)
     pthread_detach(thread)
+}
+
+/// Runs `body(0)`, ..., `body(count - 1)` at once, each on a thread of its own (``runOnThread(_:)``), and returns
+/// once they all have: `DispatchQueue.concurrentPerform` for bodies that block. On Linux, Dispatch has as many worker
+/// threads as cores and adds none for one that blocks, so iterations that wait for a store would hold the threads
+/// the store's own work (its tasks, on a Dispatch queue) needs, until its deadline.
+public func concurrentlyOnOwnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let running = DispatchGroup()
+    for index in 0..<count {
+        running.enter()
+        runOnThread {
+            body(index)
+            running.leave()
+        }
+    }
+    running.wait()
 }
 
 /// Runs `body` on a thread of its own and awaits its result: what an async test does with calls that block their

@@ -1,4 +1,3 @@
-import Dispatch
 import ListDeltaCoreTestSupport
 import ListDeltaPostgres
 import ListDeltaStorage
@@ -18,7 +17,7 @@ struct SharingTests {
             _ = try first.append(.create(id))
             for round in 1...5 {
                 let outcomes = Mutex<[Result<ListHead, StoreError>]>([])
-                DispatchQueue.concurrentPerform(iterations: 8) { index in
+                concurrentlyOnOwnThreads(8) { index in
                     let store = index % 2 == 0 ? first : second
                     let outcome: Result<ListHead, StoreError>
                     do throws(StoreError) {

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import ListDeltaCoreTestSupport
 import ListDeltaPostgres
@@ -30,26 +29,20 @@ import Testing
                 }
                 let claims = ClaimLog()
                 let errors = Mutex<[StoreError]>([])
-                let claimers = DispatchGroup()
-                for index in 0..<4 {
+                concurrentlyOnOwnThreads(4) { index in
                     let store = instances[index % 2]
                     let owner = "instance-\(index % 2)-thread-\(index / 2)"
-                    claimers.enter()
-                    runOnThread {
-                        defer { claimers.leave() }
-                        for _ in 0..<20 {
-                            do throws(StoreError) {
-                                for source in try store.claimDueSources(owner: owner, nowMilliseconds: now, leaseMilliseconds: 60_000, limit: 4)
-                                where source.list.hasPrefix(prefix) {
-                                    claims.add(source.list, owner)
-                                }
-                            } catch {
-                                errors.withLock { $0.append(error) }
+                    for _ in 0..<20 {
+                        do throws(StoreError) {
+                            for source in try store.claimDueSources(owner: owner, nowMilliseconds: now, leaseMilliseconds: 60_000, limit: 4)
+                            where source.list.hasPrefix(prefix) {
+                                claims.add(source.list, owner)
                             }
+                        } catch {
+                            errors.withLock { $0.append(error) }
                         }
                     }
                 }
-                claimers.wait()
                 #expect(errors.withLock { $0 } == [])
                 let claimed = claims.owners.withLock { $0 }
                 #expect(claimed.count == lists.count, "every due source was claimed")

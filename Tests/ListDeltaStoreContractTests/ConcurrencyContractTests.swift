@@ -1,4 +1,4 @@
-import Dispatch
+import ListDeltaCoreTestSupport
 import ListDeltaStorage
 import ListDeltaStoreTestSupport
 import Synchronization
@@ -14,9 +14,9 @@ import Testing
             _ = try store.append(.create(a))
             let writers = 4
             let appendsPerWriter = 15
-            // What the threads saw amiss, recorded here: an expectation on a thread of Dispatch's is no test's.
+            // What the threads saw amiss, recorded here: an expectation on a thread of their own is no test's.
             let problems = Mutex<[String]>([])
-            DispatchQueue.concurrentPerform(iterations: writers + 1) { index in
+            concurrentlyOnOwnThreads(writers + 1) { index in
                 if index == writers {
                     // A reader: every served chain it sees starts at a snapshot and is contiguous.
                     for _ in 0..<50 {
@@ -59,7 +59,7 @@ import Testing
             let v = try createdView(store, atStep: 0)
             let committed = Mutex<[(revision: Int, step: Int)]>([(1, 0)])
             let failures = Mutex<[StoreError]>([])
-            DispatchQueue.concurrentPerform(iterations: 40) { index in
+            concurrentlyOnOwnThreads(40) { index in
                 let step = index + 1
                 do throws(StoreError) {
                     if let revision = try writeView(store, v, step: step) { committed.withLock { $0.append((revision, step)) } }
