@@ -196,19 +196,35 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // What the test targets share: the service in-process and on loopback, a loopback HTTP server and a raw
-        // client, a feed server, random documents, log capture, `eventually`.
+        // What tests of any target share, over the core alone: random documents, waiting for a condition (never for a
+        // time), threads of their own, temporary directories.
+        .target(
+            name: "ListDeltaCoreTestSupport", dependencies: ["ListDeltaCore"], path: "Tests/ListDeltaCoreTestSupport",
+            swiftSettings: swiftSettings),
+        // What the stores' tests share: the fixtures (blobs, writes), the PostgreSQL test database, and the store
+        // factory the contract suite runs against each store.
+        .target(
+            name: "ListDeltaStoreTestSupport",
+            dependencies: [
+                "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaPostgres", "ListDeltaCoreTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ListDeltaStoreTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // What the server-level test targets share: the service in-process and on loopback, a loopback HTTP server
+        // and a raw client, a feed server, log capture.
         .target(
             name: "ListDeltaTestSupport",
             dependencies: [
-                "ListDeltaCore", "ListDeltaService", "ListDeltaApplication", "ListDeltaServer", "ListDeltaAccess", "HTTPServer",
+                "ListDeltaCore", "ListDeltaService", "ListDeltaApplication", "ListDeltaServer", "ListDeltaAccess", "HTTPServer", "ListDeltaCoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ListDeltaTestSupport",
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore", "ListDeltaTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDeltaCoreTests", dependencies: ["ListDeltaCore", "ListDeltaCoreTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaFeedsTests", dependencies: ["ListDeltaFeeds", "ListDeltaCore"], resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
@@ -219,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer", "ZlibCodec", "ListDeltaTestSupport",
+                "HTTPServer", "ZlibCodec", "ListDeltaTestSupport", "ListDeltaCoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -227,14 +243,29 @@ let package = Package(
         ),
         .testTarget(name: "ZlibCodecTests", dependencies: ["ZlibCodec"], swiftSettings: swiftSettings),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"], swiftSettings: swiftSettings),
+        // What only the SQLite store does: its rows, reopening, durability, migrations, the pure append arithmetic.
         .testTarget(
             name: "ListDeltaSQLiteTests",
-            dependencies: ["ListDeltaSQLite", "ListDeltaStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ListDeltaSQLite", "ListDeltaStorage", "ListDeltaStoreTestSupport", "ListDeltaCoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings),
-        // The PostgreSQL store against a real server (LISTDELTA_TEST_POSTGRES_URL, set by scripts/test.sh).
+        // What only the PostgreSQL store does, against a real server (LISTDELTA_TEST_POSTGRES_URL, set by
+        // scripts/test.sh): two instances on one database, announcements, write turns, lease expiry, its URLs.
         .testTarget(
             name: "ListDeltaPostgresTests",
-            dependencies: ["ListDeltaPostgres", "ListDeltaSQLite", "ListDeltaStorage", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ListDeltaPostgres", "ListDeltaStorage", "ListDeltaStoreTestSupport", "ListDeltaCoreTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        // One storage contract: every test of what all stores share (appends, heads, deletes, retention, history,
+        // undo diffs, lists, sources, views, concurrency) runs against SQLite and against PostgreSQL.
+        .testTarget(
+            name: "ListDeltaStoreContractTests",
+            dependencies: ["ListDeltaStorage", "ListDeltaStoreTestSupport", "ListDeltaCoreTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaAccessTests",
@@ -244,12 +275,15 @@ let package = Package(
         // The engine on its own, over a store in memory's stead (SQLite in a temporary directory).
         .testTarget(
             name: "ListDeltaEngineTests",
-            dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaTestSupport"],
+            dependencies: ["ListDeltaEngine", "ListDeltaCore", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaCoreTestSupport"],
             swiftSettings: swiftSettings),
         // The application layer without HTTP: source cycles, worker pools, what is known of directly written lists.
         .testTarget(
             name: "ListDeltaApplicationTests",
-            dependencies: ["ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaFeeds", "ListDeltaSources", "ListDeltaTestSupport"],
+            dependencies: [
+                "ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaFeeds", "ListDeltaSources", "ListDeltaTestSupport",
+                "ListDeltaCoreTestSupport",
+            ],
             swiftSettings: swiftSettings),
         // The composition root: the configuration's rules and precedence.
         .testTarget(
@@ -260,14 +294,14 @@ let package = Package(
             name: "ListDeltaServiceTests",
             dependencies: [
                 "ListDeltaService", "ListDeltaApplication", "ListDeltaServer", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaAccess",
-                "ListDeltaTestSupport", "ListDeltaCore", "HTTPServer", "ZlibCodec",
+                "ListDeltaTestSupport", "ListDeltaCoreTestSupport", "ListDeltaCore", "HTTPServer", "ZlibCodec",
             ],
             swiftSettings: swiftSettings),
         // The client against fakes and against the real service, started in-process on a loopback port.
         .testTarget(
             name: "ListDeltaKitTests",
             dependencies: [
-                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaServer", "ListDeltaTestSupport",
+                "ListDeltaKit", "ListDeltaCore", "ListDeltaService", "ListDeltaServer", "ListDeltaTestSupport", "ListDeltaCoreTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

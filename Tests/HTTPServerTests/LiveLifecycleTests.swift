@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaTestSupport
 import Logging
 import Synchronization

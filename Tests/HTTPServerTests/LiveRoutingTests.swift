@@ -1,4 +1,5 @@
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import ListDeltaCoreTestSupport
 import Synchronization
-import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaApplication
 

@@ -1,4 +1,4 @@
-import ListDeltaTestSupport
+import ListDeltaCoreTestSupport
 import Testing
 @testable import ListDeltaCore
 

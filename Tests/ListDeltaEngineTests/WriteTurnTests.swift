@@ -1,7 +1,7 @@
 import ListDeltaCore
+import ListDeltaCoreTestSupport
 import ListDeltaSQLite
 import ListDeltaStorage
-import ListDeltaTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import ListDeltaCore
-import ListDeltaTestSupport
+import ListDeltaCoreTestSupport
 import Testing
 @testable import ListDeltaKit
 

@@ -1,6 +1,7 @@
 import ListDeltaServer
 import Foundation
 import ListDeltaCore
+import ListDeltaCoreTestSupport
 import ListDeltaService
 import ListDeltaTestSupport
 import Testing

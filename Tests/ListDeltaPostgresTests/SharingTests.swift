@@ -1,12 +1,15 @@
-import Foundation
+import ListDeltaCoreTestSupport
 import ListDeltaPostgres
 import ListDeltaStorage
+import ListDeltaStoreTestSupport
 import Logging
 import Synchronization
 import Testing
 
-/// Two stores on one database, as two instances would have: racing writers, announcements.
-@Suite(.enabled(if: hasTestDatabase, "needs LISTDELTA_TEST_POSTGRES_URL (scripts/test.sh starts a server)"))
+/// Two stores on one database, as two instances would have: racing writers, announcements, write turns. Nothing
+/// here waits for a time: a test waits for what it expects to happen (`eventually`), such as another instance's
+/// call waiting for a list's lock in the database (``PostgresStore/sessionsWaiting(forTheLockOf:)``).
+@Suite(.needsTestDatabase)
 struct SharingTests {
     @Test func ofRacingWritersExpectingOneRevisionExactlyOneCommits() async throws {
         try await withTwoInstances { first, second in
@@ -14,7 +17,7 @@ struct SharingTests {
             _ = try first.append(.create(id))
             for round in 1...5 {
                 let outcomes = Mutex<[Result<ListHead, StoreError>]>([])
-                DispatchQueue.concurrentPerform(iterations: 8) { index in
+                concurrentlyOnOwnThreads(8) { index in
                     let store = index % 2 == 0 ? first : second
                     let outcome: Result<ListHead, StoreError>
                     do throws(StoreError) {
@@ -64,7 +67,7 @@ struct SharingTests {
             let heardByWriter = Mutex<[StoreAnnouncement]>([])
             reader.startAnnouncements { announcement in heard.withLock { $0.append(announcement) } }
             writer.startAnnouncements { announcement in heardByWriter.withLock { $0.append(announcement) } }
-            try waitUntil { heard.withLock { $0.contains(.resumed) } && heardByWriter.withLock { $0.contains(.resumed) } }
+            #expect(eventually(10) { heard.withLock { $0.contains(.resumed) } && heardByWriter.withLock { $0.contains(.resumed) } })
             let id = uniqueID("announce")
             _ = try writer.append(.create(id))
             _ = try writer.append(.update(id, expected: 1))
@@ -76,12 +79,12 @@ struct SharingTests {
             func about(_ announcements: [StoreAnnouncement]) -> [StoreAnnouncement] {
                 announcements.filter { $0 == .committed(list: id, revision: 1) || $0 == .committed(list: id, revision: 2) || $0 == .deleted(list: id, revision: 2) }
             }
-            try waitUntil { about(heard.withLock { $0 }) == expected }
+            #expect(eventually(10) { about(heard.withLock { $0 }) == expected })
             // The writer's own commits are not announced back to it: a commit of the reader's, made after them, is
             // (announcements arrive in commit order, so once it is heard the writer's would have been).
             let marker = uniqueID("marker")
             _ = try reader.append(.create(marker))
-            try waitUntil { heardByWriter.withLock { $0.contains(.committed(list: marker, revision: 1)) } }
+            #expect(eventually(10) { heardByWriter.withLock { $0.contains(.committed(list: marker, revision: 1)) } })
             #expect(about(heardByWriter.withLock { $0 }).isEmpty)
             #expect(heardByWriter.withLock { $0.first } == .resumed)
         }
@@ -93,23 +96,17 @@ struct SharingTests {
             _ = try holder.append(.create(id))
             let turn = try #require(try holder.takeWriteTurn(id))
             let theirs = Mutex<Result<ListHead, StoreError>?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                let outcome: Result<ListHead, StoreError>
-                do throws(StoreError) {
-                    outcome = .success(try other.append(.update(id, expected: 1)))
-                } catch {
-                    outcome = .failure(error)
-                }
+            runOnThread {
+                let outcome = Result { () throws(StoreError) in try other.append(.update(id, expected: 1)) }
                 theirs.withLock { $0 = outcome }
-                done.signal()
             }
             // The other instance's append waits in the database for the turn's lock.
-            #expect(done.wait(timeout: .now() + 0.5) == .timedOut)
+            #expect(eventually(10) { (try? holder.sessionsWaiting(forTheLockOf: id)) == 1 })
+            #expect(theirs.withLock { $0 } == nil)
             // The turn's append commits on the head read under the lock, and ends the turn.
             let mine = try holder.append(.update(id, expected: 1))
             #expect(mine.revision == 2)
-            #expect(done.wait(timeout: .now() + 5) == .success)
+            #expect(eventually(10) { theirs.withLock { $0 } != nil })
             #expect(theirs.withLock { $0 } == .failure(.conflict(current: 2)))
             #expect(try other.head(id)?.revision == 2)
             #expect(try other.chain(id, upTo: 2)?.map(\.revision) == [1, 2])
@@ -137,41 +134,49 @@ struct SharingTests {
             let id = uniqueID("turns")
             _ = try first.append(.create(id))
             let held = try #require(try first.takeWriteTurn(id))
-            let taken = DispatchSemaphore(value: 0)
-            let head = Mutex<Int?>(nil)
-            Thread.detachNewThread {
-                guard let turn = try? second.takeWriteTurn(id) else { return }
-                taken.signal()
-                // The second turn's head is the one the first turn committed.
-                head.withLock { $0 = try? second.append(.update(id, expected: 2)).revision }
-                turn.end()
-                taken.signal()
+            let theirs = Mutex<String?>(nil)
+            runOnThread {
+                do throws(StoreError) {
+                    guard let turn = try second.takeWriteTurn(id) else {
+                        theirs.withLock { $0 = "took no turn" }
+                        return
+                    }
+                    // The second turn's head is the one the first turn committed.
+                    let revision = try second.append(.update(id, expected: 2)).revision
+                    turn.end()
+                    theirs.withLock { $0 = "committed \(revision)" }
+                } catch {
+                    theirs.withLock { $0 = "failed: \(error)" }
+                }
             }
-            #expect(taken.wait(timeout: .now() + 0.5) == .timedOut)
+            // The second instance's turn waits in the database for the first one's lock.
+            #expect(eventually(10) { (try? first.sessionsWaiting(forTheLockOf: id)) == 1 })
+            #expect(theirs.withLock { $0 } == nil)
             _ = try first.append(.update(id, expected: 1))
             held.end()
-            #expect(taken.wait(timeout: .now() + 5) == .success)
-            #expect(taken.wait(timeout: .now() + 5) == .success)
-            #expect(head.withLock { $0 } == 3)
+            #expect(eventually(10) { theirs.withLock { $0 } != nil })
+            #expect(theirs.withLock { $0 } == "committed 3")
         }
     }
 
     @Test func aListHeldPastTheDeadlineIsBusyNotUnreachable() async throws {
         try await onOwnThread {
             let holder = try openPostgresStore()
-            let other = try openPostgresStore(timeoutSeconds: 1)
+            let other = try openPostgresStore(timeoutSeconds: 3)
             defer {
                 holder.close()
                 other.close()
             }
             let id = uniqueID("busy")
             _ = try holder.append(.create(id))
+            // The other instance's connection is open before the lock is held: its deadline is all for the wait.
+            _ = try other.append(.create(uniqueID("busy-other")))
             let turn = try #require(try holder.takeWriteTurn(id))
-            // The other instance's append and turn wait for the lock as long as its deadline, on the server too.
-            let started = Date()
+            // The other instance's append and turn wait for the lock as long as its deadline, on the server too: busy
+            // (the server's lock_timeout, four fifths of the deadline) and not unavailable (the client's deadline)
+            // says the server gave up first.
             #expect(throws: StoreError.busy("another writer held the list past the deadline")) { try other.append(.update(id, expected: 1)) }
             #expect(throws: StoreError.busy("another writer held the list past the deadline")) { try other.takeWriteTurn(id) }
-            #expect(Date().timeIntervalSince(started) < 4)
             // Nothing was written, and the database still counts as reachable.
             #expect(other.isReachable)
             turn.end()
@@ -204,17 +209,6 @@ struct SharingTests {
                 second.close()
             }
             try body(first, second)
-        }
-    }
-
-    private func waitUntil(seconds: Double = 5, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else {
-                Issue.record("condition not met in \(seconds) s")
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.02)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ListDeltaStorage
+import ListDeltaStoreTestSupport
 import Testing
 @testable import ListDeltaSQLite
 

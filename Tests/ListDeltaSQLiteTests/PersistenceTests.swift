@@ -1,8 +1,12 @@
 import Foundation
+import ListDeltaCoreTestSupport
 import ListDeltaStorage
+import ListDeltaStoreTestSupport
 import Testing
 @testable import ListDeltaSQLite
 
+/// What a SQLite store keeps in its directory: everything is there again when it is opened again, and for a second
+/// store on the same directory.
 @Suite struct PersistenceTests {
     @Test func reopenedStoreSeesEverything() throws {
         try withTemporaryDirectory { path in
@@ -33,7 +37,7 @@ import Testing
     }
 
     @Test func committedRevisionIsVisibleToAnIndependentConnection() throws {
-        try withStore { writer, configuration in
+        try withSQLiteStore { writer, configuration in
             var durable = configuration
             durable.durableSync = true
             let reader = try SQLiteStore(configuration: durable)
@@ -50,7 +54,7 @@ import Testing
     }
 
     @Test func sizeAndCheckpoint() throws {
-        try withStore { store, configuration in
+        try withSQLiteStore { store, configuration in
             let empty = try store.databaseSizeBytes()
             #expect(empty > 0)
             _ = try store.append(.create("a", snapshotSize: 100_000))
@@ -70,6 +74,36 @@ import Testing
             let store = try SQLiteStore(configuration: configuration)
             #expect(try store.append(.create("a")).revision == 1)
             #expect(try store.synchronousSetting() == 1)
+        }
+    }
+
+    @Test func viewsSurviveReopening() throws {
+        try withTemporaryDirectory { path in
+            let configuration = SQLiteStoreConfiguration(directory: path + "/data")
+            do {
+                let store = try SQLiteStore(configuration: configuration)
+                _ = try store.attachView(list: "v", base: "b", definition: "{\"q\":1}", maximumViews: 10)
+                _ = try store.attachView(list: "v", base: "b", definition: "{\"q\":2}", maximumViews: 10)
+                _ = try store.attachView(list: "w", base: "b", definition: "{}", maximumViews: 10)
+                _ = try store.append(RevisionWrite.create("v").forView(generation: 2, step: 8))
+            }
+            let reopened = try SQLiteStore(configuration: configuration)
+            #expect(try reopened.allViews() == [
+                StoredView(list: "v", base: "b", definition: "{\"q\":2}", generation: 2, baseStep: 8),
+                StoredView(list: "w", base: "b", definition: "{}", generation: 1, baseStep: -1),
+            ])
+            #expect(storeError { _ = try reopened.append(RevisionWrite.update("v", expected: 1).forView(generation: 2, step: 8)) } != nil)
+            #expect(try reopened.append(RevisionWrite.update("v", expected: 1).forView(generation: 2, step: 10)).revision == 2)
+        }
+    }
+
+    @Test func sourcesSurviveReopening() throws {
+        try withSQLiteStore { store, configuration in
+            _ = try store.attachSource(
+                list: "kept", settings: "{\"url\":\"u\"}", state: "{}", owner: "a", nowMilliseconds: 5, leaseMilliseconds: 1, maximumSources: 10)
+            let reopened = try SQLiteStore(configuration: configuration)
+            #expect(try reopened.source("kept")?.settings == "{\"url\":\"u\"}")
+            #expect(try reopened.sourceCounts() == SourceCounts(attached: 1, failing: 0))
         }
     }
 }

@@ -2,6 +2,7 @@ import ListDeltaServer
 import Foundation
 import HTTPServer
 import ListDeltaAccess
+import ListDeltaCoreTestSupport
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService

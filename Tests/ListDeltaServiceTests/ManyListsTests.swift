@@ -1,6 +1,7 @@
 import ListDeltaApplication
 import Foundation
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaEngine
 import ListDeltaTestSupport
 import Testing

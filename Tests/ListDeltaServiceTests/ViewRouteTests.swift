@@ -1,6 +1,7 @@
 import ListDeltaServer
 import Foundation
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService

@@ -2,6 +2,7 @@ import ListDeltaServer
 import ListDeltaApplication
 import Foundation
 import HTTPServer
+import ListDeltaCoreTestSupport
 import ListDeltaEngine
 import ListDeltaTestSupport
 import Testing

@@ -3,6 +3,7 @@ public import Foundation
 import FoundationNetworking
 #endif
 public import ListDeltaCore
+import ListDeltaCoreTestSupport
 public import ListDeltaServer
 public import ListDeltaService
 import Logging

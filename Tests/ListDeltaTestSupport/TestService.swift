@@ -2,6 +2,7 @@ import Foundation
 public import HTTPServer
 public import ListDeltaAccess
 import ListDeltaApplication
+import ListDeltaCoreTestSupport
 public import ListDeltaServer
 public import ListDeltaService
 import Logging

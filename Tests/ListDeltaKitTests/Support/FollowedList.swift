@@ -1,6 +1,6 @@
-import ListDeltaTestSupport
 import Foundation
 import ListDeltaCore
+import ListDeltaCoreTestSupport
 import Testing
 @testable import ListDeltaKit
 

@@ -12,3 +12,9 @@ public final class TemporaryDirectory: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// Runs `body` with the path of a fresh ``TemporaryDirectory``, which is removed once `body` returns.
+public func withTemporaryDirectory<T>(prefix: String = "listdelta-test", _ body: (String) throws -> T) throws -> T {
+    let directory = try TemporaryDirectory(prefix: prefix)
+    return try withExtendedLifetime(directory) { try body(directory.path) }
+}
