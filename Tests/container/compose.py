@@ -98,6 +98,9 @@ class ComposeProject:
         network = self.spec.get("networks", {}).get("default", {})
         subnets = [entry["subnet"] for entry in network.get("ipam", {}).get("config", [])]
         podman("network", "create", *[f"--subnet={subnet}" for subnet in subnets], self.network)
+        if not json.loads(podman("network", "inspect", self.network).stdout)[0].get("dns_enabled"):
+            raise ComposeError(f"{self.network} has no DNS, so services cannot reach each other by name: install "
+                               "CNI's dnsname plugin (golang-github-containernetworking-plugin-dnsname)")
         for volume in self.spec.get("volumes", {}):
             podman("volume", "create", f"{self.name}_{volume}")
         started = []
@@ -180,6 +183,7 @@ class ComposeProject:
         podman("stop", "-t", str(grace), self.container(service), timeout=grace + 30)
         took = time.monotonic() - started
         state = json.loads(podman("inspect", self.container(service)).stdout)[0]["State"]
+        self.last_stop_log = self.logs(service)[-1500:]
         return took, state["ExitCode"]
 
     def restart(self, service):

@@ -54,7 +54,13 @@ def test_the_deployment_starts_in_order_of_health_and_serves_through_nginx(deplo
         answer = {}
 
         def poll():
-            answer["poll"] = requests.get(f"{base}/v1/lists/{lid}/diff", params={"from": revision, "wait": 20}, timeout=30)
+            # As a client polls: an empty answer (the poll's cursor interval ended first) is followed by its `next`.
+            url = f"{base}/v1/lists/{lid}/diff?from={revision}&wait=20"
+            while True:
+                answer["poll"] = requests.get(url, timeout=30)
+                if answer["poll"].status_code != 200 or answer["poll"].json()["to"] != revision:
+                    return
+                url = requests.compat.urljoin(base, answer["poll"].links["next"]["url"])
 
         thread = threading.Thread(target=poll)
         thread.start()
@@ -93,7 +99,9 @@ def test_a_rolling_restart_loses_no_write_and_every_follower_converges(deploymen
         print(f"\n{time.strftime('%H:%M:%S')} restarting {service}", flush=True)
         took, code = project.restart(service)
         print(f"{time.strftime('%H:%M:%S')} {service} healthy again", flush=True)
-        assert code == 0, f"{service} exited {code} on SIGTERM: {project.logs(service)[-2000:]}"
+        # Exit status 0 is the proof that it stopped on its own within stop_grace_period (podman kills it after,
+        # which is 137); `took` adds podman's own time, which on a loaded machine has been half a minute.
+        assert code == 0, f"{service} exited {code} on SIGTERM: {project.last_stop_log}"
         drains.append(took)
         time.sleep(2)  # traffic flows to the restarted instance before the other one goes
 
@@ -129,4 +137,3 @@ def test_a_rolling_restart_loses_no_write_and_every_follower_converges(deploymen
     assert lost == 0
     assert converged == FOLLOWERS
     assert not tally.errors, tally.errors[:10]
-    assert max(drains) < 10, drains
