@@ -13,7 +13,7 @@ mkdir -p "$out"
 mapfile -t core < <(find Sources/ListDeltaCore -name '*.swift' | sort)
 # The core imports the tiny TextFormats module: built first, instrumented the same way, and linked in.
 swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name TextFormats -emit-library -static \
-  -emit-module -emit-module-path "$out/TextFormats.swiftmodule" Sources/TextFormats/*.swift -o "$out/libWireText.a"
+  -emit-module -emit-module-path "$out/TextFormats.swiftmodule" Sources/TextFormats/*.swift -o "$out/libTextFormats.a"
 # The feed target is ListDeltaFeeds' sources, which import ListDeltaCore: the core is built as a module the same way.
 swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name ListDeltaCore -emit-library -static \
   -emit-module -emit-module-path "$out/ListDeltaCore.swiftmodule" -I "$out" "${core[@]}" -o "$out/libListDeltaCore.a" 2>&1 \
@@ -24,10 +24,10 @@ for target in document patch feed; do
   # The feeds read XML through libxml2's SAX2 interface: the CLibXML2 module map, libxml2's headers, -lxml2.
   if [ "$target" = feed ]; then
     sources=("${feeds[@]}")
-    libraries=(-lListDeltaCore -lWireText -I Sources/CLibXML2 -lxml2)
+    libraries=(-lListDeltaCore -lTextFormats -I Sources/CLibXML2 -lxml2)
     for flag in $(pkg-config --cflags-only-I libxml-2.0); do libraries+=(-Xcc "$flag"); done
   else
-    sources=("${core[@]}"); libraries=(-lWireText)
+    sources=("${core[@]}"); libraries=(-lTextFormats)
   fi
   swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz_$target" -I "$out" -L "$out" "${libraries[@]}" \
     "${sources[@]}" "Fuzz/fuzz-$target.swift" -o "$out/fuzz-$target" 2>&1 | { grep -v "Cannot export local symbol" || true; }
