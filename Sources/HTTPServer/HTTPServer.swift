@@ -89,7 +89,7 @@ public final class HTTPServer: Sendable {
             for index in 0..<configuration.eventLoops {
                 let loop = try EventLoop(index: index, context: context)
                 loops.append(loop)
-                let listener = try Self.bind(loop: loop, host: configuration.host, port: port)
+                let listener = try Self.bind(loop: loop, host: configuration.host, port: port, backlog: configuration.listenBacklogInForce)
                 if port == 0 { port = Self.localPort(listener) }
                 loop.boundSocket = evhttp_bind_listener(loop.http, listener)
             }
@@ -107,12 +107,12 @@ public final class HTTPServer: Sendable {
             "HTTP server listening on \(configuration.host):\(port) with \(configuration.eventLoops) loops (libevent \(LibeventCompatibility.runningVersionString), \(context.headWriting.rawValue) response heads)")
     }
 
-    private static func bind(loop: EventLoop, host: String, port: Int) throws(HTTPServerError) -> OpaquePointer {
+    private static func bind(loop: EventLoop, host: String, port: Int, backlog: Int32) throws(HTTPServerError) -> OpaquePointer {
         let flags = UInt32(LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC)
         guard let address = POSIX.socketAddress(host: host, port: port) else { throw .bindFailed(host: host, port: port) }
         let listener = address.withUnsafeBytes { raw in
             evconnlistener_new_bind(
-                loop.base, nil, nil, flags, -1, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), Int32(raw.count))
+                loop.base, nil, nil, flags, backlog, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), Int32(raw.count))
         }
         guard let listener else { throw .bindFailed(host: host, port: port) }
         return listener

@@ -5,6 +5,7 @@ Each test starts its own server with a short timeout and a small connection limi
 
 import os
 import socket
+import subprocess
 import threading
 import time
 
@@ -184,6 +185,22 @@ def test_connection_flood_without_requests_is_bounded(make_server):
     # once the idle connections are gone (their descriptors closed), the server serves again
     wait_until(lambda: open_fds(s.proc.pid) <= base + 2, 5, step=0.1)
     assert s.get("/healthz").status_code == 200
+
+
+def listen_backlogs(port):
+    """The backlog of each socket listening on `port`, as `ss` reports it (its Send-Q column)."""
+    out = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
+    return [int(line.split()[2]) for line in out.splitlines()]
+
+
+def test_the_listen_backlog_holds_a_burst_of_clients_moving_over(make_server):
+    # When one instance of two stops, its clients all arrive at the other at once: a backlog of libevent's 128
+    # dropped their SYNs, and nginx counted the instance as failed. Each loop's socket holds min(maxConnections,
+    # 4096), as far as the kernel allows.
+    somaxconn = int(open("/proc/sys/net/core/somaxconn").read())
+    for env, backlog in ((None, 4096), ({"LISTDELTA_MAX_CONNECTIONS": "300"}, 300)):
+        backlogs = listen_backlogs(make_server(env=env).port)
+        assert backlogs and set(backlogs) == {min(backlog, somaxconn)}, backlogs
 
 
 def test_clients_that_never_read_do_not_block_others(make_server):
