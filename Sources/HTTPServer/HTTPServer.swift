@@ -89,7 +89,7 @@ public final class HTTPServer: Sendable {
             for index in 0..<configuration.eventLoops {
                 let loop = try EventLoop(index: index, context: context)
                 loops.append(loop)
-                let listener = try Self.bind(loop: loop, host: configuration.host, port: port, backlog: configuration.listenBacklogInForce)
+                let listener = try Self.bind(loop: loop, host: configuration.host, port: port, backlog: configuration.listenBacklog)
                 if port == 0 { port = Self.localPort(listener) }
                 loop.boundSocket = evhttp_bind_listener(loop.http, listener)
             }

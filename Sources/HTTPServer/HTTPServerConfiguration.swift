@@ -51,14 +51,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxOutputBytes = 8 * 1024 * 1024
 
     /// The listen backlog of each loop's socket: connections the kernel completes before the loop accepts them
-    /// (the kernel caps it at `net.core.somaxconn`). A burst larger than it has its SYNs dropped, which a proxy
-    /// counts as a failed connect: when one of two instances stops, several hundred clients arrive at the other
-    /// at once, and libevent's own default (128) turned that into "no live upstreams" at nginx. The default is the
-    /// smaller of ``maxConnections`` and 4096.
-    public var listenBacklog: Int?
-
-    /// ``listenBacklog`` as used: at least 1, at most `Int32.max`.
-    public var listenBacklogInForce: Int32 { Int32(clamping: max(1, listenBacklog ?? min(maxConnections, 4096))) }
+    /// (the kernel caps it at `net.core.somaxconn`), the smaller of ``maxConnections`` and 4096. A burst larger
+    /// than it has its SYNs dropped, which a proxy counts as a failed connect: when one of two instances stops,
+    /// several hundred clients arrive at the other at once, and libevent's own default (128) turned that into
+    /// "no live upstreams" at nginx.
+    public var listenBacklog: Int32 { Int32(clamping: max(1, min(maxConnections, 4096))) }
 
     /// The most connections kept open: ``maxConnections`` plus an eighth (at least 16) for answering 503.
     public var connectionHardCap: Int { maxConnections + max(16, maxConnections / 8) }
