@@ -183,7 +183,6 @@ class ComposeProject:
         podman("stop", "-t", str(grace), self.container(service), timeout=grace + 30)
         took = time.monotonic() - started
         state = json.loads(podman("inspect", self.container(service)).stdout)[0]["State"]
-        self.last_stop_log = self.logs(service)[-1500:]
         return took, state["ExitCode"]
 
     def restart(self, service):
