@@ -27,19 +27,20 @@ import Testing
 
     @Test func defaultsAreFilledIn() throws {
         let view = try definition(#"{"of": "inbox"}"#)
-        #expect(view == ViewDefinition(base: "inbox", conditions: [], sort: [], limit: 1_000, sections: .keep))
-        #expect(JSONWriter.string(of: view.jsonValue) == #"{"of":"inbox","where":[],"sort":[],"limit":1000,"sections":"keep"}"#)
+        #expect(view == ViewDefinition(base: "inbox", conditions: [], sort: [], offset: 0, limit: 1_000, sections: .keep))
+        #expect(JSONWriter.string(of: view.jsonValue) == #"{"of":"inbox","where":[],"sort":[],"offset":0,"limit":1000,"sections":"keep"}"#)
     }
 
     @Test func everyMemberIsRead() throws {
         let view = try definition("""
-            {"of": "inbox", "limit": 20, "sections": {"by": "/model/category"},
+            {"of": "inbox", "offset": 40, "limit": 20, "sections": {"by": "/model/category"},
              "where": [{"path": "/model/read", "op": "eq", "value": false},
                        {"path": "/section", "op": "in", "value": ["a", "b"]},
                        {"path": "/model/tags/0", "op": "exists", "value": true}],
              "sort": [{"path": "/model/date", "order": "desc"}, {"path": "/id"}]}
             """)
         #expect(view.base == "inbox")
+        #expect(view.offset == 40)
         #expect(view.limit == 20)
         #expect(view.sections == .by(JSONPointer(tokens: ["model", "category"])))
         #expect(view.conditions == [
@@ -53,7 +54,8 @@ import Testing
     }
 
     @Test(arguments: [
-        #"{"of": "b", "sections": "none", "limit": 0}"#,
+        #"{"of": "b", "sections": "none", "limit": 1}"#,
+        #"{"of": "b", "offset": 1000, "limit": 3.0}"#,
         #"{"of": "b", "sections": {"by": "/model/a~1b~0c"}, "limit": 2.0}"#,
         #"{"of": "b", "where": [{"path": "/cell", "op": "ne", "value": {"x": [1, null]}}], "sort": [{"path": "/section", "order": "asc"}]}"#,
         #"{"of": "b", "where": [{"path": "/type", "op": "prefix", "value": ""}, {"path": "/model", "op": "lt", "value": 1.5}]}"#,
@@ -64,13 +66,25 @@ import Testing
         #expect(again == view)
         #expect(again.jsonValue == view.jsonValue)
         guard case .object(let object) = view.jsonValue else { Issue.record("not an object"); return }
-        #expect(object.keys == ["of", "where", "sort", "limit", "sections"])
+        #expect(object.keys == ["of", "where", "sort", "offset", "limit", "sections"])
     }
 
     @Test func limitAcceptsIntegralNumbers() throws {
         #expect(try definition(#"{"of": "b", "limit": 2.0}"#).limit == 2)
         #expect(try definition(#"{"of": "b", "limit": 1000}"#).limit == 1_000)
-        #expect(try definition(#"{"of": "b", "limit": 0}"#).limit == 0)
+        #expect(try definition(#"{"of": "b", "limit": 1}"#).limit == 1)
+    }
+
+    @Test func offsetAcceptsIntegralNumbersUpToTheItemsPerList() throws {
+        #expect(try definition(#"{"of": "b"}"#).offset == 0)
+        #expect(try definition(#"{"of": "b", "offset": 40.0}"#).offset == 40)
+        #expect(try definition(#"{"of": "b", "offset": 1000}"#).offset == 1_000)
+    }
+
+    /// A stored definition is read without the definition limits, and a release before `offset` stored `limit: 0`.
+    @Test func aStoredLimitOfZeroIsStillRead() throws {
+        let json = try reader.read(#"{"of": "b", "limit": 0}"#)
+        #expect(try ViewDefinition(json: json, viewID: "v", limits: limits, definitionLimits: .unlimited).limit == 0)
     }
 
     @Test(arguments: [
@@ -109,8 +123,11 @@ import Testing
         (#"{"of": "b", "sort": [{"path": "/id", "order": null}]}"#, "/sort/0/order"),
         (#"{"of": "b", "sort": [{"path": "/id", "by": 1}]}"#, "/sort/0/by"),
         // limit.
-        (#"{"of": "b", "limit": -1}"#, "/limit"), (#"{"of": "b", "limit": 1001}"#, "/limit"), (#"{"of": "b", "limit": 1.5}"#, "/limit"),
+        (#"{"of": "b", "limit": -1}"#, "/limit"), (#"{"of": "b", "limit": 0}"#, "/limit"), (#"{"of": "b", "limit": 1001}"#, "/limit"), (#"{"of": "b", "limit": 1.5}"#, "/limit"),
         (#"{"of": "b", "limit": "5"}"#, "/limit"), (#"{"of": "b", "limit": null}"#, "/limit"), (#"{"of": "b", "limit": 1e400}"#, "/limit"),
+        // offset.
+        (#"{"of": "b", "offset": -1}"#, "/offset"), (#"{"of": "b", "offset": 1001}"#, "/offset"), (#"{"of": "b", "offset": 0.5}"#, "/offset"),
+        (#"{"of": "b", "offset": "5"}"#, "/offset"), (#"{"of": "b", "offset": null}"#, "/offset"),
         // sections.
         (#"{"of": "b", "sections": "all"}"#, "/sections"), (#"{"of": "b", "sections": null}"#, "/sections"),
         (#"{"of": "b", "sections": ["keep"]}"#, "/sections"), (#"{"of": "b", "sections": {}}"#, "/sections/by"),

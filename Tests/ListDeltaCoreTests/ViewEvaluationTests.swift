@@ -127,8 +127,16 @@ import Testing
 
     @Test func limitTakesTheFirstItemsAfterSorting() throws {
         #expect(try ids(#"{"of": "b", "sections": "none", "sort": [{"path": "/model/k"}], "limit": 3}"#, over: mixed) == [["missing1", "missing2", "null"]])
-        #expect(try ids(#"{"of": "b", "sections": "none", "limit": 0}"#, over: mixed) == [[]])
-        #expect(try ids(#"{"of": "b", "limit": 0}"#, over: mixed) == [])
+        #expect(try ids(#"{"of": "b", "sections": "none", "sort": [{"path": "/model/k", "order": "desc"}], "limit": 1}"#, over: mixed) == [["obj"]])
+    }
+
+    @Test func offsetSkipsItemsAfterSortingBeforeTheLimit() throws {
+        let window = #"{"of": "b", "sections": "none", "sort": [{"path": "/model/k"}], "offset": 3, "limit": 4}"#
+        #expect(try ids(window, over: mixed) == [["false", "true", "num-2", "num-2b"]])
+        #expect(try ids(#"{"of": "b", "sections": "none", "sort": [{"path": "/model/k"}], "offset": 11}"#, over: mixed) == [["arr", "obj2"]])
+        // A window past the last match holds nothing: no section with keep, the one empty section with none.
+        #expect(try ids(#"{"of": "b", "offset": 13}"#, over: mixed) == [])
+        #expect(try ids(#"{"of": "b", "sections": "none", "offset": 13}"#, over: mixed) == [[]])
     }
 
     @Test func keepKeepsBaseSectionsInBaseOrder() throws {

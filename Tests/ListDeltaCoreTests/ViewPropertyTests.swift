@@ -89,7 +89,7 @@ import Testing
             }
             return lhs.position < rhs.position
         }
-        let shown = Array(found.prefix(view.limit))
+        let shown = Array(found.dropFirst(view.offset).prefix(view.limit))
         var document = ListDocument(id: viewID, kind: .sections, revision: revision, cells: base?.cells)
         switch view.sections {
         case .keep:
@@ -254,7 +254,7 @@ import Testing
             return ViewDefinition(
                 base: "b", conditions: (0..<int(0...2)).map { _ in condition() },
                 sort: (0..<int(0...3)).map { _ in ViewSortKey(path: path(), descending: chance(0.5)) },
-                limit: chance(0.4) ? limits.maximumItems : int(0...30), sections: sections)
+                offset: chance(0.6) ? 0 : int(0...12), limit: chance(0.4) ? limits.maximumItems : int(1...30), sections: sections)
         }
     }
 

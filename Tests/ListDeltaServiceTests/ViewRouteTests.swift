@@ -44,7 +44,7 @@ import Testing
         #expect(served["sections"] as? String == "keep")
         #expect((served["limit"] as? NSNumber)?.intValue == 2)
         #expect((served["basedOn"] as? NSNumber)?.intValue == 1)
-        #expect(Set(served.keys) == ["of", "where", "sort", "limit", "sections", "basedOn"])
+        #expect(Set(served.keys) == ["of", "where", "sort", "offset", "limit", "sections", "basedOn"])
         let document = test.answer(.GET, "/v1/lists/unread")?.json
         // Sorted d (4), a (3), then c (2) cut by the limit; kept in their base sections, in base order.
         #expect(Self.sectionIDs(document) == ["s1", "s2"])

@@ -27,7 +27,7 @@ from conftest import assert_problem, held_diff_poll, uid
 from listdelta_apply import apply_batch_diff, apply_json_patch, canon_sections
 
 MAX_ITEMS = 250000  # the default maxItems: a view's default (and largest) limit
-DEFINITION_KEYS = ["of", "where", "sort", "limit", "sections", "basedOn"]
+DEFINITION_KEYS = ["of", "where", "sort", "offset", "limit", "sections", "basedOn"]
 SETTLE_SECONDS = 5  # how long a test waits for a view to reach its base's revision (the contract says 1 s)
 
 
@@ -163,6 +163,7 @@ def expected_view(view_id, base, definition, max_sections=10000):
     the base does not exist and the sections are kept (the contract does not say it)."""
     where = definition.get("where", [])
     sort = definition.get("sort", [])
+    offset = definition.get("offset", 0)
     limit = definition.get("limit", MAX_ITEMS)
     mode = definition.get("sections", "keep")
     rows = []  # (base section index, section id, item)
@@ -180,7 +181,7 @@ def expected_view(view_id, base, definition, max_sections=10000):
                 return c
         return 0
 
-    rows = sorted(rows, key=functools.cmp_to_key(cmp))[:limit]
+    rows = sorted(rows, key=functools.cmp_to_key(cmp))[offset:offset + limit]
     out = {"id": view_id}
     if mode == "keep":
         if base is not None:
@@ -317,7 +318,7 @@ def test_a_view_is_answered_with_its_defaults_filled_in(server):
     r = put_view(server, view, {"of": base})
     assert r.status_code == 201, r.text
     assert r.headers["Content-Type"].split(";")[0] == "application/json"
-    assert r.json() == {"of": base, "where": [], "sort": [], "limit": MAX_ITEMS, "sections": "keep", "basedOn": rev}
+    assert r.json() == {"of": base, "where": [], "sort": [], "offset": 0, "limit": MAX_ITEMS, "sections": "keep", "basedOn": rev}
     assert list(r.json()) == DEFINITION_KEYS
     assert get_view(server, view).json() == r.json()
     # The view's content is there at once, as revision 1 of the new list.
@@ -330,8 +331,8 @@ def test_a_view_is_answered_with_its_defaults_filled_in(server):
     r = put_view(server, view, definition)
     assert r.status_code == 200, r.text
     assert r.json() == {"of": base, "where": [{"path": "/id", "op": "eq", "value": "zzz"}],
-                        "sort": [{"path": "/model/n", "order": "asc"}], "limit": 5, "sections": {"by": "/model/n"},
-                        "basedOn": rev}
+                        "sort": [{"path": "/model/n", "order": "asc"}], "offset": 0, "limit": 5,
+                        "sections": {"by": "/model/n"}, "basedOn": rev}
     assert server.doc(view) == {"id": view, "kind": "sections", "revision": 2, "sections": []}
     # The same definition again: 200, nothing written.
     r = put_view(server, view, definition)
@@ -610,7 +611,7 @@ def sorted_base(server):
     ([{"path": "/model/v", "order": "desc"}], None, DESC),
     ([{"path": "/model/v"}], 4, ASC[:4]),
     ([{"path": "/model/v", "order": "desc"}], 3, DESC[:3]),
-    ([{"path": "/model/v"}], 0, []),
+    ([{"path": "/model/v"}], 1, ASC[:1]),
     ([], None, list(SORT_VALUES)),  # the base's order
     ([], 2, list(SORT_VALUES)[:2]),
     # several keys: the first first, ties broken by the next, then the base's order
@@ -644,6 +645,28 @@ def test_sorted_items_stay_in_their_sections_with_keep(server, sorted_base):
     assert [(s["id"], [i["id"] for i in s["items"]]) for s in doc["sections"]] == [
         ("first", [i for i in DESC[:6] if i in first]), ("second", [i for i in DESC[:6] if i not in first])]
     assert_view_is_the_query(server, view, definition, sorted_base)
+
+
+def test_a_window_takes_limit_items_after_offset_and_moves_with_base_writes(server):
+    base, view = uid("base"), uid("window")
+    put_ok(server, base, {"items": [item(f"i{n}", {"n": n}) for n in range(10)]})
+    definition = {"of": base, "sort": [{"path": "/model/n", "order": "desc"}], "offset": 4, "limit": 3, "sections": "none"}
+    state = make_view(server, view, definition)
+    assert (state["offset"], state["limit"]) == (4, 3)
+    assert ids(server.doc(view)) == ["i5", "i4", "i3"]
+    # An item that sorts before the window pushes the window's items down by one.
+    revision = put_ok(server, base, {"items": [item(f"i{n}", {"n": n}) for n in (*range(10), 20)]})
+    settle(server, view, revision)
+    assert ids(server.doc(view)) == ["i6", "i5", "i4"]
+    # One removed before the window pulls them back up; one removed after it changes nothing shown.
+    revision = put_ok(server, base, {"items": [item(f"i{n}", {"n": n}) for n in (*range(1, 9), 20)]})
+    settle(server, view, revision)
+    assert ids(server.doc(view)) == ["i5", "i4", "i3"]
+    assert_view_is_the_query(server, view, definition, base)
+    # A window past the last match holds nothing.
+    state = make_view(server, view, {**definition, "offset": 9}, status=200)
+    settle(server, view, revision)
+    assert ids(server.doc(view)) == []
 
 
 # ---------------------------------------------------------------------------
@@ -1157,6 +1180,10 @@ BAD_DEFINITIONS = [
     ({"of": "BASE", "sort": [{"path": "/id", "order": "up"}]}, "/sort/0/order"),
     ({"of": "BASE", "sort": [{"path": "/id", "order": "ASC"}]}, "/sort/0/order"),
     ({"of": "BASE", "limit": -1}, "/limit"),
+    ({"of": "BASE", "limit": 0}, "/limit"),
+    ({"of": "BASE", "offset": -1}, "/offset"),
+    ({"of": "BASE", "offset": 2.5}, "/offset"),
+    ({"of": "BASE", "offset": MAX_ITEMS + 1}, "/offset"),
     ({"of": "BASE", "limit": 1.5}, "/limit"),
     ({"of": "BASE", "limit": "10"}, "/limit"),
     ({"of": "BASE", "limit": MAX_ITEMS + 1}, "/limit"),
@@ -1355,7 +1382,9 @@ def random_definition(rng, base):
     if rng.random() < 0.8:
         definition["sort"] = [{"path": rng.choice(PATHS), "order": rng.choice(["asc", "desc"])} for _ in range(rng.randrange(0, 3))]
     if rng.random() < 0.5:
-        definition["limit"] = rng.randrange(0, 15)
+        definition["limit"] = rng.randrange(1, 15)
+    if rng.random() < 0.3:
+        definition["offset"] = rng.randrange(0, 10)
     definition["sections"] = rng.choice(["keep", "none", {"by": "/model/cat"}, {"by": "/section"}, {"by": "/type"},
                                          {"by": "/model/read"}, {"by": "/model/s"}])
     return definition

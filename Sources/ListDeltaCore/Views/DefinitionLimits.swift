@@ -10,6 +10,8 @@ public struct DefinitionLimits: Sendable, Equatable {
     /// The most bytes of a condition's value as compact JSON (for `in`, of each element), of a path's text, and of
     /// a `contains` or `prefix` string. The default is 1,024.
     public var maximumValueBytes = 1_024
+    /// The smallest `limit`. The default is 1: a view or query that may hold no item is refused.
+    public var minimumLimit = 1
 
     /// The defaults.
     public init() {}
@@ -21,6 +23,7 @@ public struct DefinitionLimits: Sendable, Equatable {
         limits.maximumSortKeys = .max
         limits.maximumInValues = .max
         limits.maximumValueBytes = .max
+        limits.minimumLimit = 0  // a release before offset accepted `limit: 0`
         return limits
     }()
 }

@@ -1,7 +1,7 @@
 extension ViewDefinition {
     /// The view's document over `base` (`nil`: the base is missing or deleted), computed directly from the rules:
     /// every base item filtered by ``conditions``, stably sorted by ``sort`` (ties in base order), the first
-    /// ``limit`` taken and grouped as ``sections`` says. Id `viewID`, revision `revision`, the base's `cells`.
+    /// ``offset`` skipped, the next ``limit`` taken and grouped as ``sections`` says. Id `viewID`, revision `revision`, the base's `cells`.
     /// - Complexity: O(*n* log *n*) for *n* base items.
     public func evaluate(over base: ListDocument?, viewID: String, revision: Int, limits: DocumentLimits) -> ListDocument {
         var found: [(shown: ViewShownItem, keys: [ViewSortValue], ordinal: Int)] = []
@@ -20,7 +20,7 @@ extension ViewDefinition {
                 return order != 0 ? order < 0 : lhs.ordinal < rhs.ordinal
             }
         }
-        let shown = found.prefix(limit).map(\.shown)
+        let shown = found.dropFirst(offset).prefix(limit).map(\.shown)
         return document(grouping: shown, base: base, viewID: viewID, revision: revision, limits: limits)
     }
 }

@@ -1,21 +1,21 @@
 extension ViewDefinition {
     /// The members a definition body may have.
-    static let members: Set<String> = ["of", "where", "sort", "limit", "sections"]
+    static let members: Set<String> = ["of", "where", "sort", "offset", "limit", "sections"]
 
     /// Members a served definition has that a body may carry back and that are ignored: `basedOn` is read-only, so
     /// that what `GET .../view` answers can be edited and sent back (as a document's `revision` is).
     static let readOnlyMembers: Set<String> = ["basedOn"]
 
-    /// Reads and validates a `PUT .../view` body: `{"of", "where"?, "sort"?, "limit"?, "sections"?}`.
+    /// Reads and validates a `PUT .../view` body: `{"of", "where"?, "sort"?, "offset"?, "limit"?, "sections"?}`.
     ///
     /// Checks, in this order: the body is an object; it has no unknown member (the first one is named; the
     /// read-only `basedOn` is ignored); `of`,
-    /// `where`, `sort`, `limit`, `sections`. Absent optional members take their defaults; a member present as
+    /// `where`, `sort`, `offset`, `limit`, `sections`. Absent optional members take their defaults; a member present as
     /// `null` is an error. Whether `of` names a view is left to the caller.
     /// - Parameters:
     ///   - viewID: the view's own list id (`of` must differ from it).
-    ///   - limits: `limit` defaults to, and may not exceed, `limits.maximumItems`.
-    ///   - definitionLimits: the bounds on conditions, sort keys, `in` values and value sizes.
+    ///   - limits: `limit` defaults to, and neither it nor `offset` may exceed, `limits.maximumItems`.
+    ///   - definitionLimits: the bounds on conditions, sort keys, `in` values, value sizes and the smallest `limit`.
     /// - Throws: ``ViewDefinitionError`` whose `pointer` names the bad member (`/of`, `/where/0/op`, `/limit`, ...).
     /// - Complexity: O(*n*) in the size of the body.
     public init(
@@ -26,7 +26,7 @@ extension ViewDefinition {
             throw ViewDefinitionError("a view definition must be a JSON object", at: root)
         }
         if let unknown = body.keys.first(where: { !Self.members.contains($0) && !Self.readOnlyMembers.contains($0) }) {
-            throw ViewDefinitionError("unknown member \"\(unknown)\" (a view has of, where, sort, limit, sections)", at: root.appending(unknown))
+            throw ViewDefinitionError("unknown member \"\(unknown)\" (a view has of, where, sort, offset, limit, sections)", at: root.appending(unknown))
         }
         guard case .string(let base)? = body["of"], ListDocument.isValidID(base) else {
             throw ViewDefinitionError("of must be the id of the base list: \(ListDocument.idRule)", at: root.appending("of"))
@@ -37,11 +37,13 @@ extension ViewDefinition {
         self.base = base
         conditions = try Self.readConditions(body["where"], at: root.appending("where"), limits: definitionLimits)
         sort = try Self.readSort(body["sort"], at: root.appending("sort"), limits: definitionLimits)
-        limit = try Self.readLimit(body["limit"], at: root.appending("limit"), limits: limits)
+        offset = try Self.readCount(body["offset"], named: "offset", in: 0...limits.maximumItems, at: root.appending("offset")) ?? 0
+        let limitRange = min(definitionLimits.minimumLimit, limits.maximumItems)...limits.maximumItems
+        limit = try Self.readCount(body["limit"], named: "limit", in: limitRange, at: root.appending("limit")) ?? limits.maximumItems
         sections = try Self.readSections(body["sections"], at: root.appending("sections"), limits: definitionLimits)
     }
 
-    /// The canonical definition: `{"of", "where", "sort", "limit", "sections"}`, every member present (defaults
+    /// The canonical definition: `{"of", "where", "sort", "offset", "limit", "sections"}`, every member present (defaults
     /// filled in; `sections` as `"keep"`, `"none"` or `{"by": "/pointer"}`, each sort key with its `order`).
     /// Reading it back gives an equal definition.
     /// - Complexity: O(*n*) in the size of the definition.
@@ -61,6 +63,7 @@ extension ViewDefinition {
             member.appendUnchecked("order", .string(key.descending ? "desc" : "asc"))
             return .object(member)
         }))
+        object.appendUnchecked("offset", .number(JSONNumber(offset)))
         object.appendUnchecked("limit", .number(JSONNumber(limit)))
         switch sections {
         case .keep: object.appendUnchecked("sections", "keep")
@@ -177,14 +180,16 @@ extension ViewDefinition {
         return keys
     }
 
-    private static func readLimit(_ value: JSONValue?, at pointer: JSONPointer, limits: DocumentLimits) throws(ViewDefinitionError) -> Int {
-        guard let value else { return limits.maximumItems }
-        guard case .number(let number) = value, let limit = number.intValue, Double(limit) == number.value,
-            (0...limits.maximumItems).contains(limit)
+    /// An integer member within `range` (`offset`, `limit`); `nil` when absent.
+    private static func readCount(
+        _ value: JSONValue?, named name: String, in range: ClosedRange<Int>, at pointer: JSONPointer
+    ) throws(ViewDefinitionError) -> Int? {
+        guard let value else { return nil }
+        guard case .number(let number) = value, let count = number.intValue, Double(count) == number.value, range.contains(count)
         else {
-            throw ViewDefinitionError("limit must be an integer from 0 to \(limits.maximumItems)", at: pointer)
+            throw ViewDefinitionError("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", at: pointer)
         }
-        return limit
+        return count
     }
 
     private static func readSections(_ value: JSONValue?, at pointer: JSONPointer, limits: DefinitionLimits) throws(ViewDefinitionError) -> ViewSections {

@@ -33,16 +33,22 @@ public struct ViewDefinition: Sendable, Equatable {
     public var conditions: [ViewCondition]
     /// The sort keys, the first key first; ties keep the base's order.
     public var sort: [ViewSortKey]
+    /// How many matching items are skipped, after filtering and sorting, before ``limit`` is taken (`offset`).
+    public var offset: Int
     /// The most items the view holds, resolved (the default is the configured items per list).
     public var limit: Int
     /// How items are grouped into sections.
     public var sections: ViewSections
 
     /// Creates a definition from parts the caller has already checked.
-    public init(base: String, conditions: [ViewCondition] = [], sort: [ViewSortKey] = [], limit: Int, sections: ViewSections = .keep) {
+    public init(
+        base: String, conditions: [ViewCondition] = [], sort: [ViewSortKey] = [], offset: Int = 0, limit: Int,
+        sections: ViewSections = .keep
+    ) {
         self.base = base
         self.conditions = conditions
         self.sort = sort
+        self.offset = offset
         self.limit = limit
         self.sections = sections
     }
@@ -57,4 +63,8 @@ public struct ViewDefinition: Sendable, Equatable {
         case .by: .sections
         }
     }
+
+    /// The ranks, among the matching items in view order, of the items the view shows: `offset..<offset + limit`.
+    /// - Complexity: O(1).
+    public var window: Range<Int> { offset..<(offset > Int.max - limit ? Int.max : offset + limit) }
 }

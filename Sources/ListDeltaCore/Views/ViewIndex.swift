@@ -2,7 +2,7 @@
 /// O(*k* log *m*) for *k* changed base items (*m* items matching the filter), not a full re-filter and re-sort.
 ///
 /// It holds every matching item in view order (sorted, ties in base order) with its sort values; the view shows
-/// the first `limit` of them. ``document(viewID:revision:)`` always equals
+/// those in its window (`offset` skipped, then `limit`). ``document(viewID:revision:)`` always equals
 /// ``ViewDefinition/evaluate(over:viewID:revision:limits:)`` over the current base.
 public struct ViewIndex: Sendable {
     /// The view's definition.
@@ -30,10 +30,10 @@ public struct ViewIndex: Sendable {
     public var matchCount: Int { matches.count }
 
     /// The view's document: equal to `definition.evaluate(over: base.document, viewID:revision:limits:)`.
-    /// - Complexity: O(*v* log *v*) for *v* shown items (only the first `limit` matches are read), plus O(*s*)
-    ///   base sections for `keep`.
+    /// - Complexity: O(*v* log *v*) for *v* shown items (only the window's matches are read, whole chunks before it
+    ///   skipped), plus O(*m* / *c*) chunks and O(*s*) base sections for `keep`.
     public func document(viewID: String, revision: Int) -> ListDocument {
-        let shown = matches.shown(definition.limit)
+        let shown = matches.shown(definition.window)
         return definition.document(grouping: shown, base: base.document, viewID: viewID, revision: revision, limits: limits)
     }
 
@@ -45,7 +45,7 @@ public struct ViewIndex: Sendable {
     /// its place, as it keeps its relative base order. Falls back to a full rebuild when sections moved, when
     /// more than an eighth of the base (and more than 64 items) changed, or when the base appeared or disappeared.
     /// - Returns: `false` only when the view's document certainly did not change (no changed base item was or is
-    ///   among the items shown, no header of a shown section changed, and the kind and cells did not change);
+    ///   among the items shown or before them, no header of a shown section changed, and the kind and cells did not change);
     ///   `true` otherwise (possibly also when nothing changed).
     /// - Complexity: O(*k* log *m* + *k* *c*) for *k* changed items, plus O(*n*) once per base revision for the
     ///   shared position maps of ``ViewBase``, and O(*v*) when a shown section's header changed; a rebuild costs
@@ -70,7 +70,7 @@ public struct ViewIndex: Sendable {
             || definition.kind(ofBase: oldDocument.kind) != definition.kind(ofBase: newDocument.kind)
         if case .keep = definition.sections, !changes, !diff.sections.updated.isEmpty {
             let updated = Set(diff.sections.updated.map(\.header.id))
-            changes = matches.prefix(definition.limit) { updated.contains($0.section) }
+            changes = matches.prefix(definition.window.upperBound) { updated.contains($0.section) }
         }
 
         let oldPositions = old.positions
@@ -82,13 +82,13 @@ public struct ViewIndex: Sendable {
                 _ = rebuild(to: new)
                 return true
             }
-            if place.rank < definition.limit { changes = true }
+            if place.rank < definition.window.upperBound { changes = true }
             matches.remove(at: place)
         }
         let newPositions = new.positions
         for id in changed {
             guard let (place, item, section, keys) = placeOfMatch(id, in: newDocument, positions: newPositions) else { continue }
-            if place.rank < definition.limit { changes = true }
+            if place.rank < definition.window.upperBound { changes = true }
             matches.insert(definition.match(item, section: section, keys: keys), at: place)
         }
         base = new

@@ -91,15 +91,23 @@ struct ViewMatchList: Sendable {
         if chunks[place.chunk].isEmpty { chunks.remove(at: place.chunk) }
     }
 
-    /// The first `n` matches as the items a view shows. O(*n*).
-    func shown(_ n: Int) -> [ViewShownItem] {
+    /// The matches of ranks `window` as the items a view shows. O(*m* / *c* + *w*) for *w* items in the window:
+    /// whole chunks before it are skipped by their counts.
+    func shown(_ window: Range<Int>) -> [ViewShownItem] {
         var result: [ViewShownItem] = []
-        result.reserveCapacity(min(n, count))
+        guard window.lowerBound < count, !window.isEmpty else { return result }
+        result.reserveCapacity(min(window.count, count - window.lowerBound))
+        var rank = 0
         for chunk in chunks {
-            for match in chunk {
-                if result.count >= n { return result }
+            if rank + chunk.count <= window.lowerBound {
+                rank += chunk.count
+                continue
+            }
+            for match in chunk[max(0, window.lowerBound - rank)...] {
+                if result.count >= window.count { return result }
                 result.append(ViewShownItem(item: match.item, section: match.section, group: match.group))
             }
+            rank += chunk.count
         }
         return result
     }

@@ -1,5 +1,5 @@
 // The view panel of the list view, for a list that is a view of another (GET .../view; 404: none): which list it is
-// a view of (a link that opens that list), its definition in a compact form (conditions, sort keys, limit, sections)
+// a view of (a link that opens that list), its definition in a compact form (conditions, sort keys, window, sections)
 // and `basedOn`, the base revision its content was computed from. The definition is read when the list opens,
 // whenever it gets a new revision, and every few seconds while it is shown (a base revision that changes nothing in
 // the view moves `basedOn` without a view revision). A view refuses writes and reverts: the writer's buttons are
@@ -57,7 +57,7 @@ function showView(v) {
   link.setAttribute("data-list-link", v.of);
   $("view-where").textContent = whereText(v.where);
   $("view-sort").textContent = sortText(v.sort);
-  $("view-limit").textContent = String(v.limit);
+  $("view-limit").textContent = v.offset ? `${v.limit} after the first ${v.offset}` : String(v.limit);
   $("view-sections").textContent = sectionsText(v.sections);
   $("view-based-on").textContent = v.basedOn === 0 ? "0 (no base)" : `r${v.basedOn}`;
   viewState.timer = setTimeout(loadView, REFRESH_MS);
