@@ -34,13 +34,22 @@ extension ViewDefinition {
         guard base != viewID else {
             throw ViewDefinitionError("a view cannot be a view of itself", at: root.appending("of"))
         }
-        self.base = base
-        conditions = try Self.readConditions(body["where"], at: root.appending("where"), limits: definitionLimits)
-        sort = try Self.readSort(body["sort"], at: root.appending("sort"), limits: definitionLimits)
-        offset = try Self.readCount(body["offset"], named: "offset", in: 0...limits.maximumItems, at: root.appending("offset")) ?? 0
+        self = try Self.readQuery(body, at: root, base: base, limits: limits, definitionLimits: definitionLimits)
+    }
+
+    /// Reads the members a definition shares with a live query (all but `of`, which the caller checked: `base`),
+    /// in the order `where`, `sort`, `offset`, `limit`, `sections`, with pointers below `root`.
+    /// - Complexity: O(*n*) in the size of the members.
+    static func readQuery(
+        _ body: JSONObject, at root: JSONPointer, base: String, limits: DocumentLimits, definitionLimits: DefinitionLimits
+    ) throws(ViewDefinitionError) -> ViewDefinition {
+        let conditions = try readConditions(body["where"], at: root.appending("where"), limits: definitionLimits)
+        let sort = try readSort(body["sort"], at: root.appending("sort"), limits: definitionLimits)
+        let offset = try readCount(body["offset"], named: "offset", in: 0...limits.maximumItems, at: root.appending("offset")) ?? 0
         let limitRange = min(definitionLimits.minimumLimit, limits.maximumItems)...limits.maximumItems
-        limit = try Self.readCount(body["limit"], named: "limit", in: limitRange, at: root.appending("limit")) ?? limits.maximumItems
-        sections = try Self.readSections(body["sections"], at: root.appending("sections"), limits: definitionLimits)
+        let limit = try readCount(body["limit"], named: "limit", in: limitRange, at: root.appending("limit")) ?? limits.maximumItems
+        let sections = try readSections(body["sections"], at: root.appending("sections"), limits: definitionLimits)
+        return ViewDefinition(base: base, conditions: conditions, sort: sort, offset: offset, limit: limit, sections: sections)
     }
 
     /// The canonical definition: `{"of", "where", "sort", "offset", "limit", "sections"}`, every member present (defaults
@@ -50,29 +59,11 @@ extension ViewDefinition {
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object.appendUnchecked("of", .string(base))
-        object.appendUnchecked("where", .array(conditions.map { condition in
-            var member = JSONObject()
-            member.appendUnchecked("path", .string(condition.path.description))
-            member.appendUnchecked("op", .string(condition.op.rawValue))
-            member.appendUnchecked("value", condition.value)
-            return .object(member)
-        }))
-        object.appendUnchecked("sort", .array(sort.map { key in
-            var member = JSONObject()
-            member.appendUnchecked("path", .string(key.path.description))
-            member.appendUnchecked("order", .string(key.descending ? "desc" : "asc"))
-            return .object(member)
-        }))
+        object.appendUnchecked("where", .array(conditions.map(\.jsonValue)))
+        object.appendUnchecked("sort", .array(sort.map { $0.jsonValue(withDefaultOrder: true) }))
         object.appendUnchecked("offset", .number(JSONNumber(offset)))
         object.appendUnchecked("limit", .number(JSONNumber(limit)))
-        switch sections {
-        case .keep: object.appendUnchecked("sections", "keep")
-        case .none: object.appendUnchecked("sections", "none")
-        case .by(let pointer):
-            var by = JSONObject()
-            by.appendUnchecked("by", .string(pointer.description))
-            object.appendUnchecked("sections", .object(by))
-        }
+        object.appendUnchecked("sections", sections.jsonValue)
         return .object(object)
     }
 
@@ -201,6 +192,41 @@ extension ViewDefinition {
             return .by(try readPath(object["by"], at: pointer.appending("by"), limits: limits))
         default:
             throw ViewDefinitionError("sections must be \"keep\", \"none\" or {\"by\": \"<pointer>\"}", at: pointer)
+        }
+    }
+}
+
+extension ViewCondition {
+    /// `{"path", "op", "value"}`, as a definition reads it.
+    var jsonValue: JSONValue {
+        var member = JSONObject()
+        member.appendUnchecked("path", .string(path.description))
+        member.appendUnchecked("op", .string(op.rawValue))
+        member.appendUnchecked("value", value)
+        return .object(member)
+    }
+}
+
+extension ViewSortKey {
+    /// `{"path", "order"}`; without `order` when it is `asc` and `withDefaultOrder` is `false`.
+    func jsonValue(withDefaultOrder: Bool) -> JSONValue {
+        var member = JSONObject()
+        member.appendUnchecked("path", .string(path.description))
+        if descending || withDefaultOrder { member.appendUnchecked("order", .string(descending ? "desc" : "asc")) }
+        return .object(member)
+    }
+}
+
+extension ViewSections {
+    /// `"keep"`, `"none"` or `{"by": "<pointer>"}`.
+    var jsonValue: JSONValue {
+        switch self {
+        case .keep: return "keep"
+        case .none: return "none"
+        case .by(let pointer):
+            var by = JSONObject()
+            by.appendUnchecked("by", .string(pointer.description))
+            return .object(by)
         }
     }
 }
