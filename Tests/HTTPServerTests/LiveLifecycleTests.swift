@@ -88,7 +88,7 @@ func lifecycleRouter(_ parked: Parked) -> Router {
             _ = second.readHead()
             _ = second.readChunk()
             let secondStream = try #require(parked.stream.withLock { $0 })
-            close(second.fd)
+            second.close()
             #expect(eventually { parked.closed.load(ordering: .relaxed) == 1 })
             #expect(eventually { secondStream.write(Array("data: x\n\n".utf8)) == false })
         }

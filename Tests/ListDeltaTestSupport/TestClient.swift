@@ -12,8 +12,13 @@ public struct TestResponse {
 }
 
 /// A small blocking POSIX-socket HTTP/1.1 client for live tests.
+///
+/// Its socket is closed once: by ``close()`` or when the client goes away. Closing a descriptor number twice can
+/// close another test's socket that reused the number (the tests of one process run at once): a PostgreSQL
+/// connection's, whose event loop then crashes on EBADF.
 public final class TestClient {
-    public let fd: Int32
+    private let fd: Int32
+    private var isClosed = false
     private var buffer: [UInt8] = []
 
     public init?(port: Int, timeoutSeconds: Int = 5) {
@@ -28,10 +33,20 @@ public final class TestClient {
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        if rc != 0 { close(fd); return nil }
+        if rc != 0 {
+            close()  // here, so that deinit (which runs for a failed init too) does not close it again
+            return nil
+        }
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    /// Closes the socket (the server sees the client go away); later calls do nothing.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        _ = Glibc.close(fd)
+    }
 
     /// Sends raw bytes; false on error.
     @discardableResult

@@ -41,12 +41,12 @@ final class TCPRelay: @unchecked Sendable {
     /// Client connections relayed now.
     var openConnections: Int { lock.withLock { open.count } }
 
-    /// Cuts every connection open now.
+    /// Cuts every connection open now. Under the lock, which the pumps hold to close their sockets: a socket shut
+    /// down here is still open, never a descriptor number the system has given to another socket since.
     func dropAll() {
-        lock.lock()
-        let sockets = open
-        lock.unlock()
-        for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
+        lock.withLock {
+            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     /// Stops accepting and cuts everything.
@@ -107,15 +107,11 @@ final class TCPRelay: @unchecked Sendable {
         }
         shutdown(source, Int32(SHUT_RDWR))
         shutdown(sink, Int32(SHUT_RDWR))
-        lock.lock()
-        connection.running -= 1
-        let last = connection.running == 0
-        if last {
+        lock.withLock {
+            connection.running -= 1
+            guard connection.running == 0 else { return }
             open.remove(connection.sockets.0)
             open.remove(connection.sockets.1)
-        }
-        lock.unlock()
-        if last {
             Glibc.close(connection.sockets.0)
             Glibc.close(connection.sockets.1)
         }
