@@ -281,8 +281,8 @@ let package = Package(
         .testTarget(
             name: "ListDeltaApplicationTests",
             dependencies: [
-                "ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaFeeds", "ListDeltaSources", "ListDeltaTestSupport",
-                "ListDeltaCoreTestSupport",
+                "ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaFeeds", "ListDeltaSources", "ListDeltaStorage",
+                "ListDeltaTestSupport", "ListDeltaCoreTestSupport",
             ],
             swiftSettings: swiftSettings),
         // The composition root: the configuration's rules and precedence.

@@ -80,7 +80,8 @@ def test_200_followers_over_20_revisions_cost_the_origin_about_one_poll_per_revi
     final = 1 + revisions
     diffs_before = requests_to_origin(origin, DIFF_ROUTE)
     documents_before = requests_to_origin(origin, DOCUMENT_ROUTE)
-    deadline = time.monotonic() + 60
+    started = time.monotonic()
+    deadline = started + 60
     with ThreadPoolExecutor(max_workers=len(followers)) as pool:
         futures = [pool.submit(f.run, final, deadline) for f in followers]
         time.sleep(1.0)  # every follower holds the document and polls
@@ -89,6 +90,9 @@ def test_200_followers_over_20_revisions_cost_the_origin_about_one_poll_per_revi
             assert origin.put(lid, doc_of(items)).status_code == 200
             time.sleep(0.25)
         documents = [f.result(timeout=60) for f in futures]
+    # The intervals the run spanned: 200 follower threads share one interpreter with the writer, so on a busy
+    # machine the 20 writes take 30 s rather than 6, and every interval boundary crossed costs a request.
+    intervals = int((time.monotonic() - started) // CURSOR_SECONDS) + 2
     final_doc = origin.doc(lid)
     assert final_doc["revision"] == final
     for document in documents:
@@ -97,9 +101,9 @@ def test_200_followers_over_20_revisions_cost_the_origin_about_one_poll_per_revi
     origin_documents = requests_to_origin(origin, DOCUMENT_ROUTE) - documents_before
     client_polls = sum(len(f.polled) for f in followers)
     # Without the cache each follower's every poll reaches the origin (>= 200 x 20); with it, about one request per
-    # revision plus one per interval boundary crossed while held.
+    # revision plus one per interval boundary crossed while held, whatever the number of followers.
     assert client_polls >= len(followers) * revisions
-    assert revisions / 4 <= origin_diffs <= 2 * revisions + 10, (origin_diffs, client_polls)
+    assert revisions / 4 <= origin_diffs <= 2 * (revisions + intervals) + 10, (origin_diffs, client_polls, intervals)
     # The followers opened the document within a second: shared for a second, it cost at most a few requests.
     assert 1 <= origin_documents <= 3, origin_documents
 

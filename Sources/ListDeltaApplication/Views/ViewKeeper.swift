@@ -48,7 +48,7 @@ public final class ViewKeeper: Sendable {
         let app = try app.orStopped()
         // A body that is no object is malformed, as for a source or a revert; a wrong member is another error.
         guard case .object = body else {
-            throw .malformedBody("a view definition is a JSON object {\"of\", \"where\", \"sort\", \"limit\", \"sections\"}")
+            throw .malformedBody("a view definition is a JSON object {\"of\", \"where\", \"sort\", \"offset\", \"limit\", \"sections\"}")
         }
         do {
             return try ViewDefinition(
@@ -131,7 +131,8 @@ public final class ViewKeeper: Sendable {
 
     /// The view `list` is, as served (`GET .../view`): its definition and `basedOn`; `nil` when it is no view.
     public func served(_ list: String) throws(ApplicationError) -> JSONValue? {
-        try view(list).map(Self.served)
+        let limits = try app.orStopped().repository.documentLimits
+        return try view(list).map { Self.served($0, limits: limits) }
     }
 
     /// Detaches the view `list` (the list stays, and may be written directly again); `false` when it is no view.
@@ -147,9 +148,12 @@ public final class ViewKeeper: Sendable {
         return detached
     }
 
-    /// The definition as served: `{"of","where","sort","limit","sections","basedOn"}`.
-    static func served(_ view: StoredView) -> JSONValue {
-        served(definition: JSONValue(stored: view.definition), basedOn: ViewStep.basedOn(view.baseStep))
+    /// The definition as served: `{"of","where","sort","offset","limit","sections","basedOn"}`. It is read again
+    /// rather than served as stored, so that one stored by a release before `offset` is served in today's form.
+    static func served(_ view: StoredView, limits: DocumentLimits) -> JSONValue {
+        let stored = JSONValue(stored: view.definition)
+        let definition = try? ViewDefinition(json: stored, viewID: view.list, limits: limits, definitionLimits: .unlimited)
+        return served(definition: definition?.jsonValue ?? stored, basedOn: ViewStep.basedOn(view.baseStep))
     }
 
     private static func served(definition: JSONValue, basedOn: Int) -> JSONValue {
