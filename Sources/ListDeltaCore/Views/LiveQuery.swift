@@ -77,15 +77,7 @@ public struct LiveQuery: Sendable, Hashable {
     /// A short tag of the canonical form, the same on every instance and in every run (64-bit FNV-1a, in hex), for
     /// ETags that differ between queries.
     /// - Complexity: O(*n*) in the length of the canonical text.
-    public var tag: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in canonicalJSON.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    public var tag: String { FNV1a.hex(FNV1a.hash(canonicalJSON.utf8)) }
 
     /// The query's result over `document` (`nil`: the list is missing or deleted, which holds no items): the view
     /// of that document with the list's id and `revision`.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListDeltaCore
 import ListDeltaEngine
 
 /// The files served beside the API: the live page (`/`), its script and style, `client.js`, `openapi.yaml`.
@@ -73,7 +74,5 @@ struct StaticRoutes {
     }
 
     /// FNV-1a of the bytes: the same file gets the same entity tag in every process.
-    private static func fingerprint(_ data: Data) -> UInt64 {
-        data.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
-    }
+    private static func fingerprint(_ data: Data) -> UInt64 { FNV1a.hash(data) }
 }
