@@ -4,7 +4,8 @@ public import ListDeltaEngine
 extension Application {
     /// What follows every commit of this instance, whoever wrote (a client, a source's fetch, a view's update):
     /// the list's watchers are told (its parked polls answered, its event streams sent the revision, with the diff
-    /// rendered once for all of them), then the views whose base it is are scheduled for an update.
+    /// rendered once for all of them), then the views and the live queries whose base it is are scheduled for an
+    /// update.
     ///
     /// Called under the list's write lock, right after the store acknowledged the commit, so every watcher sees a
     /// list's revisions in order (the engine's `write` calls it as its `onCommit`). A write that changed nothing
@@ -14,5 +15,6 @@ extension Application {
         guard outcome.changed else { return }
         hub.publish(list: outcome.document.id, .revision(outcome, batch: bodies.remember(diffOf: outcome)))
         viewRegistry.baseChanged(outcome.document.id, outcome: outcome)
+        queries.baseChanged(outcome.document.id, outcome: outcome)
     }
 }

@@ -38,6 +38,7 @@ extension Application {
                 _ = detach()
                 hub.publish(list: id, .deleted)
                 viewRegistry.baseChanged(id, outcome: nil)
+                queries.baseDeleted(id)
             }
         } catch .notFound(let detail) {
             guard preconditions.ifMatch == nil, detach() else { throw .engine(.notFound(detail)) }

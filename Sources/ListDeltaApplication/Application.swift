@@ -45,6 +45,8 @@ public final class Application: Sendable {
     public nonisolated(unsafe) private(set) var sources: SourceKeeper!
     /// The views. Made and kept like ``sources``.
     public nonisolated(unsafe) private(set) var views: ViewKeeper!
+    /// The live queries that polls and streams follow. Made and kept like ``sources``.
+    public nonisolated(unsafe) private(set) var queries: QueryKeeper!
 
     /// Builds the application over `store` (opened by the caller; closed by ``shutdown()`` when shared).
     /// - Parameters:
@@ -57,7 +59,7 @@ public final class Application: Sendable {
         self.logger = logger
         do {
             repository = try ListRepository(
-                store: store, limits: options.documentLimits, cacheBytes: options.cacheBytes / 2, cachedHeads: options.cachedLists,
+                store: store, limits: options.documentLimits, cacheBytes: options.cacheBytes * 3 / 8, cachedHeads: options.cachedLists,
                 loopCheck: loopCheck,
                 rebuilds: RebuildStatistics { start, diffs in
                     Counter(label: "listdelta_rebuilds_total", dimensions: [("from", start.rawValue)]).increment()
@@ -76,13 +78,16 @@ public final class Application: Sendable {
         pools = WorkerPools(options: options)
         sources = try SourceKeeper(app: self)
         views = ViewKeeper(app: self)
+        queries = QueryKeeper(app: self, maximumQueries: options.maximumQueries, resultBytes: options.cacheBytes / 8)
     }
 
-    /// Starts what runs by itself: the sources' scheduler, the views' sweeps, and listening to the other instances.
+    /// Starts what runs by itself: the sources' scheduler, the views' and the queries' sweeps, and listening to the
+    /// other instances.
     public func start() {
         sharedStore?.startAnnouncements { [self] announcement in receive(announcement) }
         sources.start()
         views.start()
+        queries.start()
     }
 
     /// True once the instance was asked to stop and drains: it still serves, but says it should not be sent more.

@@ -42,6 +42,12 @@ public struct ApplicationOptions: Sendable, Equatable {
     /// How often each instance looks for views behind their base, in seconds. The default is 2.
     public var viewSweepSeconds = 2.0
 
+    // MARK: - Live queries
+
+    /// The most distinct live queries that held polls and open streams follow at once, per instance. The default
+    /// is 10,000.
+    public var maximumQueries = QueryKeeper.defaultMaximumQueries
+
     /// The defaults.
     public init() {}
 }

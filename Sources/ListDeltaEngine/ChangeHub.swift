@@ -11,6 +11,14 @@ public enum ListEvent: Sendable {
     case deleted
     /// The server is shutting down.
     case shutdown
+
+    /// Whether the event ends what watches the list (a deletion, the shutdown) rather than bringing a revision.
+    public var isEnding: Bool {
+        switch self {
+        case .revision, .committedElsewhere: false
+        case .deleted, .shutdown: true
+        }
+    }
 }
 
 /// The watchers of lists: parked long polls (told once, then forgotten) and event streams (told every event), each

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// The entries form a doubly linked list in recency order, kept in one array of nodes (freed slots are reused),
 /// beside a dictionary from key to slot: a read, a write and each eviction are O(1).
-final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Node {
         var key: Key
         var value: Value?
@@ -76,13 +76,13 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let state = Mutex(State())
 
     /// A cache holding at most `budget` cost units.
-    init(budget: Int) {
+    public init(budget: Int) {
         self.budget = budget
     }
 
     /// The value for `key`, marking it used.
     /// - Complexity: O(1).
-    func value(for key: Key) -> Value? {
+    public func value(for key: Key) -> Value? {
         state.withLock { state in
             guard let slot = state.slots[key] else { return nil }
             state.touch(slot)
@@ -93,7 +93,7 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Stores `value`, evicting the least recently used entries past the budget; an entry costing more than the
     /// whole budget is not kept.
     /// - Complexity: O(1) amortised, plus O(1) per entry evicted.
-    func set(_ value: Value, for key: Key, cost: Int) {
+    public func set(_ value: Value, for key: Key, cost: Int) {
         guard cost <= budget else { return }
         state.withLock { state in
             if let slot = state.slots[key] { state.remove(slot) }
@@ -105,7 +105,7 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Replaces the entry for `key` with what `transform` makes of it (`nil`: absent), atomically; `nil` removes
     /// it. A new or replaced entry costs `cost` and is marked used.
     /// - Complexity: O(1) amortised, as ``set(_:for:cost:)``.
-    func update(_ key: Key, cost: Int, _ transform: (Value?) -> Value?) {
+    public func update(_ key: Key, cost: Int, _ transform: (Value?) -> Value?) {
         guard cost <= budget else { return }
         state.withLock { state in
             let slot = state.slots[key]
@@ -119,7 +119,7 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Removes the entry for `key`, if any.
     /// - Complexity: O(1).
-    func removeValue(for key: Key) {
+    public func removeValue(for key: Key) {
         state.withLock { state in
             if let slot = state.slots[key] { state.remove(slot) }
         }
@@ -127,14 +127,14 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Removes every entry whose key matches.
     /// - Complexity: O(*n*) for *n* entries.
-    func removeAll(where predicate: (Key) -> Bool) {
+    public func removeAll(where predicate: (Key) -> Bool) {
         state.withLock { state in
             for (key, slot) in state.slots where predicate(key) { state.remove(slot) }
         }
     }
 
     /// The number of entries and their total cost.
-    var usage: (count: Int, cost: Int) {
+    public var usage: (count: Int, cost: Int) {
         state.withLock { ($0.slots.count, $0.totalCost) }
     }
 }

@@ -60,6 +60,29 @@ public final class RenderCache: Sendable {
         }
     }
 
+    /// The document that `key` names (a list's revision, or a derived list's: a query's result), rendered from
+    /// `make` once. `make` runs only when the rendering is not in memory.
+    /// - Complexity: O(1) when cached; else `make`'s cost plus O(*n*) to render and compress *n* bytes.
+    public func document(_ key: RevisionKey, _ make: () throws(EngineError) -> JSONValue) throws(EngineError) -> RenderedBody {
+        if let cached = documents.value(for: key) { return cached }
+        repository.loopCheck.refuse("rendering a document")
+        let rendered = RenderedBody(try make())
+        documents.set(rendered, for: key, cost: rendered.cost)
+        return rendered
+    }
+
+    /// The diff that `key` names between two documents that `make` reads (for a derived list: a query's results),
+    /// rendered once in `key.format`.
+    /// - Complexity: O(1) when cached; else `make`'s cost plus the diff's (``ListDiff/init(from:to:)``).
+    public func diff(_ key: DiffKey, _ make: () throws(EngineError) -> (old: ListDocument, new: ListDocument)) throws(EngineError) -> RenderedBody {
+        if let cached = diffs.value(for: key) { return cached }
+        repository.loopCheck.refuse("computing a diff")
+        let (old, new) = try make()
+        let rendered = Self.render(ListDiff(from: old, to: new), from: old, to: new, format: key.format)
+        diffs.set(rendered, for: key, cost: rendered.cost)
+        return rendered
+    }
+
     /// Keeps a write's own diff, so that polls and streams that follow it get it without computing it again.
     public func remember(diffOf outcome: WriteOutcome) -> RenderedBody {
         let key = DiffKey(list: outcome.document.id, from: outcome.previous.revision, to: outcome.document.revision, format: .batch)
@@ -67,9 +90,12 @@ public final class RenderCache: Sendable {
         return outcome.renderedDiff
     }
 
-    /// Forgets the diffs of a deleted list (a list created again under its id numbers its revisions anew).
+    /// Forgets the diffs of a deleted list, and the documents and diffs derived from it (keys that start with its
+    /// id and a NUL, as queries' do): a list created again under its id numbers its revisions anew.
     public func forgetDiffs(of id: String) {
-        diffs.removeAll { $0.list == id }
+        let derived = id + "\u{0}"
+        diffs.removeAll { $0.list == id || $0.list.hasPrefix(derived) }
+        documents.removeAll { $0.list.hasPrefix(derived) }
     }
 
     /// The bytes held by both caches, for metrics.

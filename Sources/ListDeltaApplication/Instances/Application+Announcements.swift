@@ -22,12 +22,14 @@ extension Application {
         switch announcement {
         case .committed(let list, let revision):
             repository.announce(list, revision: revision, deleted: false)
+            queries.baseChanged(list, outcome: nil)
             // Nobody watching: a watcher that registers from now on reads the corrected head itself.
             guard hub.isWatched(list) else { return }
             continueWork { self.publishElsewhere(list, revision: revision) }
         case .deleted(let list, let revision):
             repository.announce(list, revision: revision, deleted: true)
             hub.publish(list: list, .deleted)
+            queries.baseDeleted(list)
         case .sourceChanged(let list):
             directlyWritten.remove(list)
             viewRegistry.changedElsewhere(list)
@@ -39,6 +41,7 @@ extension Application {
             repository.resumeHeadCache()
             directlyWritten.resume()
             continueWork { self.recheckWatchedLists() }
+            queries.everyBaseChanged()
         }
     }
 

@@ -11,7 +11,7 @@ import TextFormats
 ///
 /// When updates happen (all on the write pool, never on a loop):
 /// - after every write of a base that this instance commits (``ViewRegistry/baseChanged(_:outcome:)``, called
-///   once the write is acknowledged to the store), folded per base by ``ViewScheduler``;
+///   once the write is acknowledged to the store), folded per base by ``BaseScheduler``;
 /// - at once when a view is attached or changed (the answer carries the `basedOn` it reached);
 /// - by a sweep every `viewSweepSeconds`, which reads every view's progress from the store and schedules the bases
 ///   of those behind: views whose updater died (a process killed between a base's commit and its views'), or whose
@@ -20,13 +20,13 @@ import TextFormats
 public final class ViewKeeper: Sendable {
     /// The application it keeps views of (weakly: the application owns this, and a sweep stops once it is gone).
     private weak let app: Application?
-    private let scheduler: ViewScheduler
+    private let scheduler: BaseScheduler<ViewUpdater>
     private let running = Mutex(true)
 
     init(app: Application) {
         self.app = app
         let pool = app.pools.view
-        scheduler = ViewScheduler(execute: { job in pool.execute(job) }) { [weak app] updater, hint in
+        scheduler = BaseScheduler(execute: { job in pool.execute(job) }, make: ViewUpdater.init(base:)) { [weak app] updater, hint in
             guard let app else { return }
             let views = app.viewRegistry.views(of: updater.base)
             guard !views.isEmpty else { return }

@@ -7,7 +7,7 @@ import Metrics
 /// Brings the views of one base up to date with the base as it is now, and keeps what makes the next update
 /// cheap: the base as the views last read it, and each view's ``ViewIndex`` (its filtered, sorted matches).
 ///
-/// One updater per base, and one update at a time per updater (``ViewScheduler`` sees to it): an update reads
+/// One updater per base, and one update at a time per updater (``BaseScheduler`` sees to it): an update reads
 /// the base's current head, so several base revisions that come quickly fold into one update. Each view's new
 /// content is written through the repository like any write, as a revision by `{"op":"view"}`, guarded by its
 /// ``ViewStep``: the store commits it only while it moves the view forward, so however many instances update a

@@ -13,31 +13,34 @@ public struct LiveQuery: Sendable, Hashable {
     /// The canonical JSON text (API.md: "Canonical `q`"), which the document's `"query"` member carries.
     public let canonicalJSON: String
 
-    /// Reads `q`, already percent-decoded.
+    /// Reads `q` (or another parameter holding a query, such as `fromQuery`), already percent-decoded.
     ///
     /// Checks, in this order: at most ``maximumBytes`` bytes; JSON; an object; no unknown member (`of` included);
-    /// then `where`, `sort`, `offset`, `limit`, `sections` as a view definition's. Every pointer starts with `/q`.
+    /// then `where`, `sort`, `offset`, `limit`, `sections` as a view definition's. Every pointer starts with
+    /// `/` and the parameter's name (`/q`).
     /// - Parameters:
     ///   - base: the list the query is over (the URL's list id).
     ///   - limits: `limit` defaults to, and neither it nor `offset` may exceed, `limits.maximumItems`.
     ///   - definitionLimits: the bounds on conditions, sort keys, `in` values, value sizes and the smallest `limit`.
+    ///   - parameter: the name of the URL parameter it came from, the first token of every pointer.
     /// - Throws: ``ViewDefinitionError`` whose `pointer` is `/q` or names the member inside it (`/q/where/0/op`).
     /// - Complexity: O(*n*) in the length of `text`.
     public init(
-        text: String, base: String, limits: DocumentLimits, definitionLimits: DefinitionLimits = DefinitionLimits()
+        text: String, base: String, limits: DocumentLimits, definitionLimits: DefinitionLimits = DefinitionLimits(),
+        parameter: String = "q"
     ) throws(ViewDefinitionError) {
-        let root = JSONPointer(tokens: ["q"])
+        let root = JSONPointer(tokens: [parameter])
         guard text.utf8.count <= Self.maximumBytes else {
-            throw ViewDefinitionError("q may have at most \(Self.maximumBytes) bytes once decoded", at: root)
+            throw ViewDefinitionError("\(parameter) may have at most \(Self.maximumBytes) bytes once decoded", at: root)
         }
         let json: JSONValue
         do {
             json = try JSONReader(maximumDepth: 16).read(text)
         } catch {
-            throw ViewDefinitionError("q must be JSON: \(error)", at: root)
+            throw ViewDefinitionError("\(parameter) must be JSON: \(error)", at: root)
         }
         guard case .object(let body) = json else {
-            throw ViewDefinitionError("q must be a JSON object (a view definition without of)", at: root)
+            throw ViewDefinitionError("\(parameter) must be a JSON object (a view definition without of)", at: root)
         }
         if let unknown = body.keys.first(where: { !ViewDefinition.members.contains($0) || $0 == "of" }) {
             throw ViewDefinitionError(

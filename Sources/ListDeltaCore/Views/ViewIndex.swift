@@ -9,7 +9,8 @@ public struct ViewIndex: Sendable {
     public private(set) var definition: ViewDefinition
     /// The base revision the index stands at.
     public private(set) var base: ViewBase
-    private let limits: DocumentLimits
+    /// The bounds its documents are built within.
+    public let limits: DocumentLimits
     private var matches: ViewMatchList
 
     /// Builds the index of `definition` over `base` (a full filter and sort).

@@ -90,7 +90,7 @@ extension ServiceConfiguration {
         strings("sourceHosts", \.sourceHosts), string("sourceDirectory", \.sourceDirectory), int("sourceMinInterval", \.sourceMinInterval),
         int("maxSources", \.maxSources), int("sourceMaxItems", \.sourceMaxItems), int("sourceMaxBytes", \.sourceMaxBytes),
         double("sourceTimeoutSeconds", \.sourceTimeoutSeconds), int("sourceFetches", \.sourceFetches),
-        int("maxViews", \.maxViews), double("viewSweepSeconds", \.viewSweepSeconds),
+        int("maxViews", \.maxViews), double("viewSweepSeconds", \.viewSweepSeconds), int("maxQueries", \.maxQueries),
         optionalInt("maxConnectionsPerClient", \.maxConnectionsPerClient), int("headerTimeoutSeconds", \.headerTimeoutSeconds),
         int("maxOutputBytes", \.maxOutputBytes), optionalInt("maxDocumentBytes", \.maxDocumentBytes),
         int("maxPatchOperations", \.maxPatchOperations), int("maxConditions", \.maxConditions), int("maxSortKeys", \.maxSortKeys), int("maxInValues", \.maxInValues),

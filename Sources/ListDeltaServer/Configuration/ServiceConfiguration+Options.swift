@@ -26,6 +26,7 @@ extension ServiceConfiguration {
         options.sources.concurrentFetches = sourceFetches
         options.maximumViews = maxViews
         options.viewSweepSeconds = viewSweepSeconds
+        options.maximumQueries = maxQueries
         return options
     }
 

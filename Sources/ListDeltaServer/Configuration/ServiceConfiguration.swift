@@ -43,6 +43,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// How often each instance looks for views behind their base (whose updater stopped, or that another release
     /// does not update), in seconds. The default is 2.
     public var viewSweepSeconds = 2.0
+    /// The most distinct live queries that held polls and open streams follow at once on this instance (one more:
+    /// 503). The default is 10,000.
+    public var maxQueries = 10_000
     /// The largest `maxItems` a source may have (never more than `maxItems`). The default is 10,000.
     public var sourceMaxItems = 10_000
 
@@ -248,6 +251,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((1...86_400).contains(sourceMinInterval), "sourceMinInterval must be 1...86400")
         try require((0...1_000_000).contains(maxSources), "maxSources must be 0...1000000")
         try require((0...100_000).contains(maxViews), "maxViews must be 0...100000")
+        try require((0...1_000_000).contains(maxQueries), "maxQueries must be 0...1000000")
         try require(viewSweepSeconds >= 0.1 && viewSweepSeconds <= 3_600, "viewSweepSeconds must be 0.1...3600")
         try require(sourceMaxItems >= 1, "sourceMaxItems must be at least 1")
         try require((1_024...(1 << 30)).contains(sourceMaxBytes), "sourceMaxBytes must be 1024...1073741824")

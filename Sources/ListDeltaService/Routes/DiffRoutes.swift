@@ -5,7 +5,8 @@ import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
 
-/// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S][&cursor=K]`, long polls included.
+/// `GET /v1/lists/{id}/diff?from=N[&to=M][&format=batch|json-patch][&wait=S][&cursor=K]`, long polls included; with
+/// `q` or `fromQuery`, ``QueryDiffRoutes`` answers.
 ///
 /// A diff without `to` is a poll: its answer is cacheable for `cursorSeconds` and names the next poll in a `Link`
 /// header, and a poll whose list has not moved is held until the end of its cursor's interval or its `wait`
@@ -36,14 +37,20 @@ struct DiffRoutes {
             guard let readable = context.readableList(request, responder) else { return }
             context.admit(responder) {
                 let diffRequest: DiffRequest
+                let queryRequest: QueryDiffRoutes.Request?
                 do throws(ServiceError) {
                     diffRequest = try Self.read(request, grant: readable.grant, context)
+                    queryRequest = try QueryDiffRoutes.read(
+                        request, base: diffRequest.list.head.id, from: diffRequest.from, to: diffRequest.explicitTo ? diffRequest.to : nil,
+                        format: diffRequest.format, wait: diffRequest.wait, cursor: diffRequest.cursor, grant: readable.grant, context)
                 } catch {
                     responder.respond(Responses.problem(error))
                     return
                 }
                 let hold = context.pollCursor.hold(cursor: diffRequest.cursor, wait: diffRequest.wait, now: RouteContext.wallClock())
-                if !diffRequest.explicitTo, hold > 0, diffRequest.from == diffRequest.list.head.revision {
+                if let queryRequest {
+                    QueryDiffRoutes.answer(queryRequest, hold: hold, head: diffRequest.list.head, request, responder, context)
+                } else if !diffRequest.explicitTo, hold > 0, diffRequest.from == diffRequest.list.head.revision {
                     Self.park(diffRequest, hold: hold, request, responder, context)
                 } else {
                     responder.respond(RouteContext.answer { () throws(ServiceError) in try Self.answer(diffRequest, request, context) })

@@ -1,9 +1,11 @@
 import ListDeltaApplication
 import HTTPServer
+import ListDeltaCore
 import ListDeltaEngine
 import TextFormats
 
-/// `GET /v1/lists/{id}/events?from=N` (or `Last-Event-ID`).
+/// `GET /v1/lists/{id}/events?from=N[&q=Q]` (or `Last-Event-ID`); with a live query `q`, the events are its
+/// result's, sent only for base revisions that change it.
 struct EventRoutes {
     let context: RouteContext
 
@@ -19,7 +21,12 @@ struct EventRoutes {
             let id = readable.id
             context.admit(responder) {
                 let from: Int
+                let query: LiveQuery?
                 do throws(ServiceError) {
+                    if request.query["fromQuery"] != nil {
+                        throw .invalidParameter("fromQuery is taken by GET /v1/lists/{id}/diff only", pointer: "/fromQuery")
+                    }
+                    query = try QueryReading.partialQuery(request, base: id, context)
                     // `from` is checked even when `Last-Event-ID` (a reconnecting client's) takes precedence.
                     let fromQuery = try RequestReading.integer(request, "from") ?? 0
                     if let header = request.headers["Last-Event-ID"] {
@@ -32,8 +39,18 @@ struct EventRoutes {
                     responder.respond(Responses.problem(error))
                     return
                 }
-                guard let stream = responder.startStream(status: 200, headers: Self.streamHeaders) else { return }
-                let events = EventStream(.single, cursor: ListCursor(id: id, revision: from), stream: stream, context: context)
+                let held: QueryKeeper.Hold?
+                do throws(EngineError) {
+                    held = try query.map { query throws(EngineError) in try context.app.queries.hold(query) }
+                } catch {
+                    responder.respond(Responses.problem(.engine(error)))
+                    return
+                }
+                guard let stream = responder.startStream(status: 200, headers: Self.streamHeaders) else {
+                    if let held { context.app.queries.release(held) }
+                    return
+                }
+                let events = EventStream(.single, cursor: ListCursor(id: id, revision: from), stream: stream, context: context, query: held)
                 responder.onClose { events.end() }
                 events.start()
                 events.end(whenExpires: readable.grant)

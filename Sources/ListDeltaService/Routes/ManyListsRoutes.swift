@@ -55,6 +55,7 @@ struct ManyListsRoutes {
         _ request: HTTPRequest, _ context: RouteContext, resumable: Bool
     ) throws(ServiceError) -> (ListCursor, Grant?) {
         let grant = try context.access.readGrant(request)
+        try QueryReading.refuse(request)
         let maximum = context.options.maxListsPerRequest
         guard let lists = request.query["lists"] else {
             throw .badRequest("lists is required: the lists to follow, as id:revision, comma-separated")

@@ -5,7 +5,7 @@ import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
 
-/// `GET /v1/lists`, `/v1/lists/{id}`, `/sections`, `/sections/{index}/items`.
+/// `GET /v1/lists`, `/v1/lists/{id}` (with `q`, a live query's result), `/sections`, `/sections/{index}/items`.
 struct ReadRoutes {
     let context: RouteContext
 
@@ -17,7 +17,7 @@ struct ReadRoutes {
         router.add(.GET, "/v1/lists/{id}") { request, responder in
             guard let id = context.readableList(request, responder)?.id else { return }
             // The current document, rendered and in memory, is answered on the loop: no thread hop.
-            if request.query["revision"] == nil, let fast = Self.cachedCurrent(id, request, context) {
+            if request.query["revision"] == nil, request.query["q"] == nil, request.query["fromQuery"] == nil, let fast = Self.cachedCurrent(id, request, context) {
                 responder.respond(fast)
                 return
             }
@@ -87,7 +87,12 @@ struct ReadRoutes {
     private static func document(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
         let requested = try RequestReading.integer(request, "revision")
         let id = try RequestReading.listID(request)
+        if request.query["fromQuery"] != nil {
+            throw .invalidParameter("fromQuery is taken by GET /v1/lists/{id}/diff only", pointer: "/fromQuery")
+        }
+        let query = try QueryReading.partialQuery(request, base: id, context)
         let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id, atLeast: requested) }
+        if let query { return try queryDocument(query, at: requested, of: list, request, context) }
         guard let revision = requested, revision != list.head.revision else {
             return Responses.representation(
                 context.app.bodies.document(list.document), etag: String(list.head.revision), contentType: "application/json",
@@ -109,7 +114,24 @@ struct ReadRoutes {
             request: request)
     }
 
+    /// The live query's result at `requested` (the base's current revision when `nil`) as a document.
+    private static func queryDocument(
+        _ query: LiveQuery, at requested: Int?, of list: LiveList, _ request: HTTPRequest, _ context: RouteContext
+    ) throws(ServiceError) -> HTTPResponse {
+        let revision = requested ?? list.head.revision
+        let isCurrent = revision == list.head.revision
+        if !isCurrent {
+            guard revision >= 1 else { throw .badRequest("revision must be at least 1") }
+            guard context.app.repository.isServable(revision, head: list.head) else { throw ServiceError.engine(context.app.repository.notServed(revision, head: list.head)) }
+        }
+        let rendered = try QueryReading.document(query, at: revision, head: list.head, context)
+        return Responses.representation(
+            rendered, etag: QueryReading.entityTag(String(revision), [query]), contentType: "application/json",
+            cacheControl: isCurrent ? context.currentDocumentCacheControl : context.immutableCacheControl, request: request)
+    }
+
     private static func sections(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
+        try QueryReading.refuse(request)
         let id = try RequestReading.listID(request)
         let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id) }
         let provider = SectionDataProvider(sections: list.document.sections)
@@ -129,6 +151,7 @@ struct ReadRoutes {
     }
 
     private static func items(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> HTTPResponse {
+        try QueryReading.refuse(request)
         let id = try RequestReading.listID(request)
         let list = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.live(id) }
         let indexText = request.pathParameters["index"] ?? ""

@@ -16,6 +16,9 @@ import Synchronization
 /// The two forms differ only at their edges (see docs/api.md, Event streams and Many lists):
 /// - **One list** (`/v1/lists/{id}/events`): an event's `id:` is the revision; a reset (`{"current"}`) ends the
 ///   stream.
+/// - **One list's live query** (`/v1/lists/{id}/events?q=`): as one list, but the stream watches the query's key in
+///   the hub (woken only when a base write changed the result) and sends the diff between the query's results;
+///   a base revision that leaves the result as it was moves the stream's revision on without an event.
 /// - **Many lists** (`/v1/events?lists=`): an event's `id:` is the whole set's cursor (`a:6,b:0`); a reset
 ///   (`{"id","current"}`) moves that list to `current` and the stream goes on, for it too: the client refetches the
 ///   list and skips the diffs it already has, and a deleted list (reset to 0) comes back as a diff from 0 when it is
@@ -27,6 +30,9 @@ final class EventStream: Sendable {
     }
 
     private let form: Form
+    /// The live query a one-list stream follows, held until the stream ends.
+    private let query: QueryKeeper.Hold?
+    private let released = Atomic(false)
     private let stream: any HTTPStreaming
     private let context: RouteContext
     private let queue: SerialQueue
@@ -36,8 +42,9 @@ final class EventStream: Sendable {
     /// When the stream's token expires (Unix seconds); `nil` for none.
     private let expiresAt = Mutex<Double?>(nil)
 
-    init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: RouteContext) {
+    init(_ form: Form, cursor: ListCursor, stream: any HTTPStreaming, context: RouteContext, query: QueryKeeper.Hold? = nil) {
         self.form = form
+        self.query = query
         self.stream = stream
         self.context = context
         self.cursor = Mutex(cursor)
@@ -51,8 +58,8 @@ final class EventStream: Sendable {
     /// catch-up, never lost.
     func start() {
         let ids = cursor.withLock { $0.ids }
-        let token = context.app.hub.subscribe(lists: ids) { [self] id, event in
-            queue.async { self.handle(event, of: id) }
+        let token = context.app.hub.subscribe(lists: query.map { [$0.hubKey] } ?? ids) { [self] id, event in
+            queue.async { self.handle(event, of: self.query?.query.definition.base ?? id) }
         }
         guard let token else {
             end()
@@ -112,10 +119,16 @@ final class EventStream: Sendable {
         }
         let wasEnded = ended.withLock { ended in defer { ended = true }; return ended }
         if !wasEnded { stream.finish() }
+        if let query, !released.exchange(true, ordering: .relaxed) { context.app.queries.release(query) }
     }
 
     private func handle(_ event: ListEvent, of id: String) {
         guard !isEnded else { return }
+        if query != nil, !event.isEnding {
+            // The query keeper published: its result changed.
+            catchUp(id)
+            return
+        }
         switch event {
         case .revision(let outcome, let batch):
             guard let held = cursor.withLock({ $0[id] }), outcome.document.revision > held else { return }
@@ -140,6 +153,10 @@ final class EventStream: Sendable {
     ///   revisions by announcements, and still sees each revision once, in order.
     private func catchUp(_ id: String, stepwise: Bool = false) {
         guard let held = cursor.withLock({ $0[id] }) else { return }
+        if let query {
+            catchUp(id, held: held, query: query.query)
+            return
+        }
         do {
             switch try ListProgress.of(id, held: held, in: context.app.repository) {
             case .current:
@@ -160,6 +177,31 @@ final class EventStream: Sendable {
             }
         } catch {
             // The store failed: the client refetches (and reports what it finds).
+            reset(id, current: 0)
+        }
+    }
+
+    /// Sends the diff of the query's result from the revision the client holds to the current one, or moves the
+    /// client's revision on without an event when the result is as it was.
+    private func catchUp(_ id: String, held: Int, query: LiveQuery) {
+        do {
+            switch try ListProgress.of(id, held: held, in: context.app.repository) {
+            case .current:
+                return
+            case .behind(let list):
+                let head = list.head
+                let old = try QueryReading.result(query, at: held, head: head, context)
+                let new = try QueryReading.result(query, at: head.revision, head: head, context)
+                if old.hasSameContent(as: new) {
+                    _ = advance(id, to: head.revision)
+                    return
+                }
+                let rendered = try QueryReading.diff(from: query, at: held, to: query, at: head.revision, format: .batch, head: head, context)
+                send(rendered.plain, of: id, to: head.revision)
+            case .reset(let current):
+                reset(id, current: current)
+            }
+        } catch {
             reset(id, current: 0)
         }
     }

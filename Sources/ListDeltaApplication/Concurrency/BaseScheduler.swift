@@ -1,34 +1,39 @@
 import ListDeltaEngine
 import Synchronization
 
-/// Runs the updates of views on the write pool: at most one at a time per base, and while one runs, any number
-/// of further requests for the same base fold into one more run (which reads the base as it is then). So the
-/// queued work is bounded by the number of bases with views, whatever the rate of writes.
-final class ViewScheduler: Sendable {
+/// Runs the updates of what is kept over a base list (its views, its followed queries) on a pool: at most one at a
+/// time per base, and while one runs, any number of further requests for the same base fold into one more run
+/// (which reads the base as it is then). So the queued work is bounded by the number of bases, whatever the rate
+/// of writes. Each base's `Updater` (its state between runs) is made on its first run and kept between runs.
+final class BaseScheduler<Updater: Sendable>: Sendable {
     private struct Entry {
         var isRunning = false
         var isDue = false
         /// The latest write of the base this instance made since the last run, when known.
         var hint: WriteOutcome?
         /// Kept between runs (taken out while one runs).
-        var updater: ViewUpdater?
+        var updater: Updater?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
-    private let run: @Sendable (inout ViewUpdater, WriteOutcome?) -> Void
+    private let run: @Sendable (inout Updater, WriteOutcome?) -> Void
+    private let make: @Sendable (String) -> Updater
     private let execute: @Sendable (@escaping @Sendable () -> Void) -> Void
 
     /// - Parameters:
-    ///   - execute: Runs a job on a worker (the write pool).
-    ///   - run: One update of a base's views with its updater.
+    ///   - execute: Runs a job on a worker.
+    ///   - make: A base's first updater.
+    ///   - run: One update of a base with its updater.
     init(
-        execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void, run: @escaping @Sendable (inout ViewUpdater, WriteOutcome?) -> Void
+        execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void, make: @escaping @Sendable (String) -> Updater,
+        run: @escaping @Sendable (inout Updater, WriteOutcome?) -> Void
     ) {
         self.execute = execute
+        self.make = make
         self.run = run
     }
 
-    /// Asks for an update of `base`'s views (after `outcome`, when this instance wrote it).
+    /// Asks for an update of `base` (after `outcome`, when this instance wrote it).
     func schedule(_ base: String, outcome: WriteOutcome?) {
         let start = entries.withLock { entries -> Bool in
             var entry = entries[base] ?? Entry()
@@ -42,7 +47,7 @@ final class ViewScheduler: Sendable {
         if start { execute { [self] in drain(base) } }
     }
 
-    /// Forgets what is kept for bases that have no views any more.
+    /// Forgets what is kept for bases that are not in `bases` any more.
     func retain(only bases: Set<String>) {
         entries.withLock { entries in
             for (base, entry) in entries where !entry.isRunning && !bases.contains(base) {
@@ -53,12 +58,12 @@ final class ViewScheduler: Sendable {
 
     private func drain(_ base: String) {
         while true {
-            let taken = entries.withLock { entries -> (ViewUpdater, WriteOutcome?)? in
+            let taken = entries.withLock { entries -> (Updater, WriteOutcome?)? in
                 guard var entry = entries[base], entry.isDue else {
                     entries[base]?.isRunning = false
                     return nil
                 }
-                let updater = entry.updater ?? ViewUpdater(base: base)
+                let updater = entry.updater ?? make(base)
                 let hint = entry.hint
                 entry.isDue = false
                 entry.hint = nil

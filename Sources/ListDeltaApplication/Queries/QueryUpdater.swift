@@ -1,0 +1,55 @@
+import ListDeltaCore
+import ListDeltaEngine
+import ListDeltaStorage
+import Metrics
+
+/// Brings the followed queries of one base up to date with the base as it is now, once per base revision for all
+/// of them, and wakes the followers of each query whose result changed.
+///
+/// One updater per base, one update at a time (``BaseScheduler``): an update reads the base's current head, so base
+/// revisions that come quickly fold into one update. It keeps the base as the queries last read it, so that the
+/// base's change is diffed once (or taken from the write that made it) and each query's index updates from it.
+struct QueryUpdater: Sendable {
+    let base: String
+    private var lastBase: ViewBase?
+    private var lastRevision: Int?
+
+    init(base: String) {
+        self.base = base
+    }
+
+    /// Updates every entry of `entries` to the base's current revision (`hint`: the write that made it, when this
+    /// instance did) and returns the entries whose result changed.
+    /// - Complexity: one diff of the base, O(*n*) (none with `hint`), plus each entry's
+    ///   ``QueryEntry/advance(to:revision:previous:diff:)``.
+    mutating func update(_ entries: [QueryEntry], hint: WriteOutcome?, repository: ListRepository) throws(EngineError) -> [QueryEntry] {
+        guard !entries.isEmpty else {
+            lastBase = nil
+            lastRevision = nil
+            return []
+        }
+        guard let head = try repository.head(base), !head.isDeleted else { return [] }
+        let current: ViewBase
+        var diff: ListDiff?
+        if let lastBase, lastRevision == head.revision {
+            current = lastBase
+        } else {
+            let document = try ViewUpdater.document(of: base, at: head, hint: hint, repository: repository)
+            current = ViewBase(document)
+            if let lastBase, let document, let previous = lastBase.document {
+                if let hint, hint.document.revision == document.revision, hint.previous.revision == previous.revision {
+                    diff = hint.diff
+                } else {
+                    diff = ListDiff(from: previous, to: document)
+                }
+            }
+        }
+        var changed: [QueryEntry] = []
+        for entry in entries where entry.advance(to: current, revision: head.revision, previous: lastRevision, diff: diff) {
+            changed.append(entry)
+        }
+        lastBase = current
+        lastRevision = head.revision
+        return changed
+    }
+}
