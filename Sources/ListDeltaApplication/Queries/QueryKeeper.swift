@@ -206,15 +206,15 @@ public final class QueryKeeper: Sendable {
     /// - Complexity: O(1) when kept or cached; else the document's read plus O(*n* log *n*) for *n* base items.
     public func result(of query: LiveQuery, at revision: Int, head: ListHead?) throws(EngineError) -> ListDocument {
         let base = query.definition.base
+        // Revision 0 is the empty list, for every query (a client that holds nothing yet).
+        if revision == 0 { return .empty(id: base) }
         if let entry = registry.state.withLock({ $0.byBase[base]?[query]?.entry }), let result = entry.result(at: revision) {
             return result
         }
         let key = RevisionKey(list: Self.hubKey(of: query), revision: revision)
         if let cached = results.value(for: key) { return cached }
         let document: ListDocument?
-        if revision == 0 {
-            document = nil
-        } else if let head, !head.isDeleted {
+        if let head, !head.isDeleted {
             document = try repository.document(base, revision: revision, head: head)
         } else {
             throw .notFound("there is no list \"\(base)\"")
