@@ -3,7 +3,7 @@ import Foundation
 import ListDeltaCore
 import ListDeltaKit
 
-/// `listdelta-follow URL LIST`: follows a list and prints each update as the UIKit batch a collection view would
+/// `listdelta-follow URL LIST [--query Q]`: follows a list (or a live query of it) and prints each update as the UIKit batch a collection view would
 /// perform, checked against UIKit's rules, then the list as text.
 @main
 struct FollowCommand: AsyncParsableCommand {
@@ -26,6 +26,11 @@ struct FollowCommand: AsyncParsableCommand {
     @Option(help: "How changes arrive: poll (long polls) or events (the event stream).")
     var mode: FollowOptions.Mode = .poll
 
+    @Option(help: ArgumentHelp(
+        "Follow a live query of the list instead of all of it: a view definition without of, as JSON.",
+        discussion: #"For instance --query '{"where":[{"path":"/model/read","op":"eq","value":false}],"limit":20}'."#))
+    var query: String?
+
     @Option(help: "Long-poll seconds (the server caps it).")
     var wait: Int = 25
 
@@ -42,12 +47,18 @@ struct FollowCommand: AsyncParsableCommand {
         guard ListDocument.isValidID(list) else { throw ValidationError("LIST: \(ListDocument.idRule)") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         guard (0...3600).contains(wait) else { throw ValidationError("--wait must be between 0 and 3600") }
+        if let query {
+            guard case .object? = try? JSONReader(maximumDepth: 16).read(query) else {
+                throw ValidationError("--query must be a JSON object (a view definition without of)")
+            }
+        }
     }
 
     @MainActor
     mutating func run() async throws {
         var options = FollowOptions(mode: mode)
         options.wait = wait
+        options.query = query
         options.onRetry = { error, delay in
             FileHandle.standardError.write(Data("retrying in \(delay.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))): \(error)\n".utf8))
         }

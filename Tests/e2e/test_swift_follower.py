@@ -88,3 +88,38 @@ def test_follower_refuses_a_bad_url_and_list_id():
         r = subprocess.run([FOLLOW, *args], capture_output=True, text=True, timeout=30)
         assert r.returncode == 64, r
         assert "Error:" in r.stderr
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_follower_follows_a_live_query_and_skips_writes_outside_it(server, mode):
+    lid = uid()
+    items = lambda *names: [{"id": n, "cell": "C", "model": {"tag": n[0]}} for n in names]  # noqa: E731
+    server.put(lid, {"kind": "sections", "sections": [{"id": "s", "title": "S", "indexTitle": None, "items": items("apple", "bean", "avocado")}]})
+    query = '{"where":[{"path":"/model/tag","op":"eq","value":"a"}],"sort":[{"path":"/id","order":"desc"}]}'
+    proc = _follow(server, lid, "--mode", mode, "--count", "2", "--wait", "5", "--query", query)
+    try:
+        first = _read_until(proc, "revision 1: first document")
+        assert first == ["revision 1: first document"]
+        # Revision 2 leaves the query's result as it was; revision 3 adds an item to it.
+        server.put(lid, {"kind": "sections", "sections": [{"id": "s", "title": "S", "indexTitle": None, "items": items("apple", "bean", "bok", "avocado")}]})
+        server.put(lid, {"kind": "sections", "sections": [{"id": "s", "title": "S", "indexTitle": None, "items": items("apple", "bean", "bok", "avocado", "apricot")}]})
+        out = _read_until(proc, "revision 3: diff from")
+        rest = proc.stdout.read()
+        proc.wait(timeout=20)
+        stderr = proc.stderr.read()
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    assert out == ["reloadData()", "§ S (2 items)", "  0. avocado  <C>", "  1. apple  <C>", "",
+                   "revision 3: diff from 1" if mode == "events" else out[-1]]
+    assert out[-1] in ("revision 3: diff from 1", "revision 3: diff from 2")
+    assert rest.splitlines() == [
+        "performBatchUpdates {", "  insertItems(at: [[0, 1]])", "}",
+        "§ S (3 items)", "  0. avocado  <C>", "  1. apricot  <C>", "  2. apple  <C>", "",
+    ]
+
+
+def test_follower_refuses_a_query_that_is_no_json_object():
+    r = subprocess.run([FOLLOW, "http://127.0.0.1:1", "a", "--query", "[1]"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 64, r
+    assert "--query" in r.stderr

@@ -19,6 +19,10 @@ public struct FollowOptions: Sendable {
     public var streamIdleTimeout: Double = 45
     /// Delays between retries after failures.
     public var backoff = Backoff.Configuration()
+    /// A live query to follow instead of the whole list (API.md, "Live queries"): a view definition without `of`,
+    /// as JSON text (`{"where":[{"path":"/model/read","op":"eq","value":false}],"limit":20}`). `nil` (the default)
+    /// follows the whole list. The iterator's ``ListFollower/Iterator/setQuery(_:)`` changes it with a diff.
+    public var query: String?
     /// Extra headers for every request (an `Authorization`, say).
     public var headers: [String: String] = [:]
     /// Told about each failure the follower retries after: the error and the delay before the next attempt.

@@ -8,7 +8,7 @@ import ListDeltaCore
 struct FollowSession {
     private let endpoints: ListEndpoints
     private let listID: String
-    private let options: FollowOptions
+    private var options: FollowOptions
     private let transport: any ListTransport
     private var document: ListDocument?
     /// Set when the document must be fetched again; reported with the fetched document.
@@ -68,7 +68,7 @@ struct FollowSession {
             options.onRetry?(.repeatedReset(reset, count: reloadsWithoutProgress), delay)
             do { try await Task.sleep(for: delay) } catch { throw .transport(TransportError("cancelled")) }
         }
-        let response = try await get(endpoints.document, idleTimeout: 30)
+        let response = try await get(endpoints.document(query: options.query), idleTimeout: 30)
         guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
         let fetched = try ResponseBody.document(response.body)
         let reset = pendingReset
@@ -79,7 +79,8 @@ struct FollowSession {
     }
 
     private mutating func poll(from held: ListDocument) async throws(FollowError) -> ListUpdate? {
-        let url = nextPoll.flatMap { $0.from == held.revision ? $0.url : nil } ?? endpoints.diff(from: held.revision, wait: options.wait)
+        let url = nextPoll.flatMap { $0.from == held.revision ? $0.url : nil }
+            ?? endpoints.diff(from: held.revision, query: options.query, wait: options.wait)
         let response = try await get(url, idleTimeout: Double(options.wait) + 15)
         guard response.status == 200 else {
             nextPoll = nil
@@ -88,8 +89,32 @@ struct FollowSession {
         }
         let diff = try ResponseBody.diff(response.body)
         nextPoll = NextLink.target(in: response.headers["link"]).flatMap(endpoints.next).map { (diff.to, $0) }
-        if diff.from == diff.to && diff.isEmpty { return nil }
+        if diff.isEmpty, diff.listID == listID, diff.from == held.revision {
+            // Nothing changed; a query's result may have stayed as it was while its base moved on to `to`.
+            document?.revision = diff.to
+            return nil
+        }
         return advance(held, by: diff)
+    }
+
+    /// Follows `query` (`nil`: the whole list) from now on: the diff from the current query's result to the new
+    /// one's, at the base's current revision, fetched and applied at once, so the view animates the change.
+    /// - Throws: ``FollowError`` when the server refuses the query (a 400 names the member) or cannot be reached:
+    ///   the follower then goes on with the query it had.
+    mutating func setQuery(_ query: String?) async throws(FollowError) -> ListUpdate? {
+        guard let held = document, pendingReset == nil else {
+            options.query = query
+            pendingReset = ListReset(reason: .check, detail: "the query changed before a document was held", from: document?.revision ?? 0)
+            return nil
+        }
+        let response = try await get(endpoints.diff(from: held.revision, fromQuery: options.query, query: query), idleTimeout: 30)
+        guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
+        let diff = try ResponseBody.diff(response.body)
+        stream = nil
+        options.query = query
+        nextPoll = NextLink.target(in: response.headers["link"]).flatMap(endpoints.next).map { (diff.to, $0) }
+        if let update = advance(held, by: diff) { return update }
+        return nil
     }
 
     /// Acts on an answer other than 200 to a request from the revision held: a 410 sets a reset to `gone` (the
@@ -141,7 +166,7 @@ struct FollowSession {
     /// Opens the event stream from the revision held; `false` when the answer calls for a reload instead.
     private mutating func openStream(from held: ListDocument) async throws(FollowError) -> Bool {
         let request = TransportRequest(
-            url: endpoints.events(from: held.revision), headers: headers(accept: "text/event-stream"),
+            url: endpoints.events(from: held.revision, query: options.query), headers: headers(accept: "text/event-stream"),
             idleTimeout: options.streamIdleTimeout)
         let opened: TransportStream
         do {

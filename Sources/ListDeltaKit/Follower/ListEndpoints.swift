@@ -22,16 +22,36 @@ struct ListEndpoints: Sendable {
         return URL(string: target, relativeTo: list)?.absoluteURL
     }
 
-    /// `GET /v1/lists/{id}`.
-    var document: URL { list }
-
-    /// `GET /v1/lists/{id}/diff?from=R&wait=S`.
-    func diff(from revision: Int, wait: Int) -> URL {
-        URL(string: "\(list.absoluteString)/diff?from=\(revision)&wait=\(wait)") ?? list
+    /// `GET /v1/lists/{id}[?q=Q]`.
+    func document(query: String?) -> URL {
+        URL(string: list.absoluteString + (query.map { "?q=" + Self.encoded($0) } ?? "")) ?? list
     }
 
-    /// `GET /v1/lists/{id}/events?from=R`.
-    func events(from revision: Int) -> URL {
-        URL(string: "\(list.absoluteString)/events?from=\(revision)") ?? list
+    /// `GET /v1/lists/{id}/diff?from=R[&q=Q]&wait=S`.
+    func diff(from revision: Int, query: String?, wait: Int) -> URL {
+        URL(string: "\(list.absoluteString)/diff?from=\(revision)\(Self.parameter("q", query))&wait=\(wait)") ?? list
     }
+
+    /// `GET /v1/lists/{id}/diff?from=R[&fromQuery=P][&q=Q]`: the diff that changes the query followed (answered at
+    /// once).
+    func diff(from revision: Int, fromQuery: String?, query: String?) -> URL {
+        URL(string: "\(list.absoluteString)/diff?from=\(revision)\(Self.parameter("fromQuery", fromQuery))\(Self.parameter("q", query))") ?? list
+    }
+
+    /// `GET /v1/lists/{id}/events?from=R[&q=Q]`.
+    func events(from revision: Int, query: String?) -> URL {
+        URL(string: "\(list.absoluteString)/events?from=\(revision)\(Self.parameter("q", query))") ?? list
+    }
+
+    /// `&name=value` percent-encoded, or nothing for `nil`.
+    private static func parameter(_ name: String, _ value: String?) -> String {
+        value.map { "&\(name)=" + encoded($0) } ?? ""
+    }
+
+    /// `text` percent-encoded as JavaScript's `encodeURIComponent` does (the server's canonical `q` is too).
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: uriComponent) ?? text
+    }
+
+    private static let uriComponent = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 }

@@ -60,6 +60,16 @@ public struct ListFollower: AsyncSequence, Sendable {
             self.session = session
         }
 
+        /// Follows `query` from now on (a live query's JSON text; `nil`: the whole list), by the diff from the
+        /// current result to the new one: apply the update it returns as any other, and the view animates the
+        /// change (growing `limit` inserts the next page, moving `offset` scrolls the window). `nil` when the
+        /// document is to be fetched again (the next `next()` does it, with the new query).
+        /// - Throws: ``FollowError`` when the server refuses the query or cannot be reached; the follower goes on
+        ///   with the query it had.
+        public mutating func setQuery(_ query: String?) async throws(FollowError) -> ListUpdate? {
+            try await session.setQuery(query)
+        }
+
         /// The next update; `nil` once the iterating task is cancelled (and from then on).
         public mutating func next() async -> ListUpdate? {
             guard !finished else { return nil }
