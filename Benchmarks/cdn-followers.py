@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -127,13 +128,19 @@ def next_target(link):
     return link[1:end] if end > 0 and 'rel="next"' in link[end:] else None
 
 
-async def follow(host, port, list_id, wait, docs, received, state, started, holder):
-    """Follows until cancelled; `holder` always has the document held and the polls sent."""
+def query_parameter(query, first="&"):
+    """`&q=…` (or `?q=…`) for a live query's JSON text, encoded as encodeURIComponent does; "" for none."""
+    return f"{first}q={urllib.parse.quote(query, safe='-_.!~*()' + chr(39))}" if query else ""
+
+
+async def follow(host, port, list_id, wait, docs, received, state, started, holder, query=None):
+    """Follows until cancelled; `holder` always has the document held and the polls sent. With `query`, follows
+    that live query of the list (the document and every poll carry `q`; the `next` links carry its canonical form)."""
     connection = Connection(host, port)
-    status, _, body = await connection.get(f"/v1/lists/{list_id}")
+    status, _, body = await connection.get(f"/v1/lists/{list_id}{query_parameter(query, '?')}")
     assert status == 200, (status, body[:200])
     document = docs.json(body)
-    target = f"/v1/lists/{list_id}/diff?from={document['revision']}&wait={wait}"
+    target = f"/v1/lists/{list_id}/diff?from={document['revision']}{query_parameter(query)}&wait={wait}"
     holder["document"], holder["polls"] = document, 0
     started()
     # The last write wakes every held poll: a follower stops once it holds the final revision, with no poll left
@@ -150,7 +157,8 @@ async def follow(host, port, list_id, wait, docs, received, state, started, hold
             for revision in range(document["revision"] + 1, diff["to"] + 1):
                 received.append((revision, now))
             document = holder["document"] = docs.apply(document, body)
-        target = next_target(headers.get("link")) or f"/v1/lists/{list_id}/diff?from={document['revision']}&wait={wait}"
+        target = next_target(headers.get("link")) or \
+            f"/v1/lists/{list_id}/diff?from={document['revision']}{query_parameter(query)}&wait={wait}"
     connection.close()
 
 
@@ -171,7 +179,7 @@ def follower_process(args, count, ready, control, results):
         tasks, holders = [], [{"document": {"revision": -1}, "polls": 0} for _ in range(count)]
         for i in range(count):
             tasks.append(asyncio.create_task(
-                follow("127.0.0.1", args.port, args.list, args.wait, docs, received, state, started, holders[i])))
+                follow("127.0.0.1", args.port, args.list, args.wait, docs, received, state, started, holders[i], args.query)))
             if i % 200 == 199:
                 await asyncio.sleep(0.02)  # open connections in small bursts
         loop = asyncio.get_running_loop()
@@ -221,6 +229,7 @@ def main():
     parser.add_argument("--writes", type=int, default=20, help="writes, half before the quiet gap and half after")
     parser.add_argument("--gap", type=float, default=None, help="the quiet gap in seconds (default wait + 5)")
     parser.add_argument("--timeout", type=float, default=180, help="the most a run may take (default 180)")
+    parser.add_argument("--query", default=None, help="follow this live query of the list (a view definition without of, as JSON)")
     args = parser.parse_args()
     gap = args.gap if args.gap is not None else args.wait + 5
 
@@ -245,7 +254,7 @@ def main():
             pause = gap
         if n < args.writes:
             time.sleep(pause)
-    with urllib.request.urlopen(f"http://127.0.0.1:{args.origin}/v1/lists/{args.list}", timeout=30) as answer:
+    with urllib.request.urlopen(f"http://127.0.0.1:{args.origin}/v1/lists/{args.list}{query_parameter(args.query, '?')}", timeout=30) as answer:
         final = json.loads(answer.read())
     assert final["revision"] == args.final, (final["revision"], args.final)
     for _ in workers:

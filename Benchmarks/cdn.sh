@@ -3,11 +3,13 @@
 # FOLLOWERS (default "1000 5000 20000") followers of one hot list each fetching the document and following `next`
 # through it (Benchmarks/cdn-followers.py: asyncio, one process per core), while a writer writes the list at the
 # origin at a steady rate with one quiet gap longer than the polls' wait. Then, for comparison in the same run,
-# DIRECT (default 1000) followers straight at the origin. Every follower must end on the origin's final document.
+# DIRECT (default 1000) followers straight at the origin, and QUERY_FOLLOWERS (default 1000) followers of one live
+# query of the list (QUERY, default its 10 items of highest n) through the cache, whose polls carry `q` and follow
+# the canonical `next` links. Every follower must end on the origin's final document (or the query's result).
 #
 # Loopback only; each run is bounded by TIMEOUT seconds. One line per run:
 #   cdn followers=<n> revisions=<n> origin_diff_requests=<n> per_revision=<x> origin_document_requests=<n>
-#       delivery_p99_ms=<ms> origin_cpu_s=<s> via=cache|origin exact=<n> polls=<n>
+#       delivery_p99_ms=<ms> origin_cpu_s=<s> via=cache|origin|cache-query exact=<n> polls=<n>
 # origin_*: counted from the origin's own /metrics (http_requests_total) over the run; per_revision is
 # origin_diff_requests / revisions; delivery: from the moment a write is sent to the moment a follower holds it,
 # p99 over every follower and revision; origin_cpu_s: the origin's user + system CPU over the run; polls: the
@@ -17,6 +19,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FOLLOWERS="${FOLLOWERS:-1000 5000 20000}"
 DIRECT="${DIRECT:-1000}"
+QUERY_FOLLOWERS="${QUERY_FOLLOWERS:-1000}"
+DEFAULT_QUERY='{"sort":[{"path":"/model/n","order":"desc"}],"limit":10}'
+QUERY="${QUERY:-$DEFAULT_QUERY}"
 WAIT="${WAIT:-10}"
 WRITES="${WRITES:-20}"
 RATE="${RATE:-1}"
@@ -101,13 +106,14 @@ fields = open(f"/proc/{sys.argv[1]}/stat").read().rsplit(")", 1)[1].split()
 print((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))' "$ORIGIN_PID"
 }
 
-run() {  # $1: followers, $2: port the followers use, $3: via
-    local list="cdn-$1-$3" diffs0 docs0 cpu0 out
+run() {  # $1: followers, $2: port the followers use, $3: via, $4: a live query to follow (optional)
+    local list="cdn-$1-$3" diffs0 docs0 cpu0 out query=()
+    [ -n "${4:-}" ] && query=(--query "$4")
     diffs0="$(origin_requests '/v1/lists/{id}/diff')"
     docs0="$(origin_requests '/v1/lists/{id}')"
     cpu0="$(origin_cpu)"
     out="$(timeout "$TIMEOUT" python3 Benchmarks/cdn-followers.py --port "$2" --origin "$ORIGIN_PORT" --list "$list" \
-        --followers "$1" --wait "$WAIT" --writes "$WRITES" --rate "$RATE" --timeout "$((TIMEOUT - 20))")"
+        --followers "$1" --wait "$WAIT" --writes "$WRITES" --rate "$RATE" --timeout "$((TIMEOUT - 20))" "${query[@]}")"
     python3 - "$out" "$diffs0" "$(origin_requests '/v1/lists/{id}/diff')" "$docs0" "$(origin_requests '/v1/lists/{id}')" \
         "$cpu0" "$(origin_cpu)" "$3" <<'PY'
 import json, sys
@@ -126,3 +132,4 @@ PY
 
 for n in $FOLLOWERS; do run "$n" "$CACHE_PORT" cache; done
 for n in $DIRECT; do run "$n" "$ORIGIN_PORT" origin; done
+for n in $QUERY_FOLLOWERS; do run "$n" "$CACHE_PORT" cache-query "$QUERY"; done

@@ -38,6 +38,13 @@ final class ServerProcess {
         throw BenchHTTPClient.Failure(description: "the server did not answer /healthz within 30 s")
     }
 
+    /// The server's resident memory in bytes, from `/proc/<pid>/statm`.
+    func residentBytes() throws -> Int {
+        let fields = try String(contentsOfFile: "/proc/\(process.processIdentifier)/statm", encoding: .utf8).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { throw BenchHTTPClient.Failure(description: "cannot read the server's statm") }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// Kills the server (SIGKILL, as a crash would) and waits for it; does nothing when it already stopped.
     func kill() {
         guard process.isRunning else { return }

@@ -108,6 +108,48 @@ def test_200_followers_over_20_revisions_cost_the_origin_about_one_poll_per_revi
     assert 1 <= origin_documents <= 3, origin_documents
 
 
+def test_1000_followers_of_one_live_query_cost_the_origin_about_one_poll_per_change(origin, tmp_path_factory):
+    """Followers of one live query (API.md, "Live queries") collapse as followers of a list do: their polls carry
+    one canonical `q` in every `next`, so the cache keeps one entry per revision and interval. Benchmarks/cdn-followers.py
+    runs the 1,000 followers (asyncio, two processes) and checks each ends on the query's final result."""
+    import json
+    import resource
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 8192:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (8192 if hard == resource.RLIM_INFINITY else min(hard, 8192), hard))
+    followers, writes = 1000, 10
+    cache = Cache(origin, tmp_path_factory.mktemp("cdn-query"), worker_connections=followers + 500)
+    try:
+        lid = uid("qcrowd")
+        before = requests_to_origin(origin, DIFF_ROUTE)
+        started = time.monotonic()
+        # The query's result (the 10 items of highest n) changes with every write of the benchmark's moving window.
+        query = '{"sort":[{"path":"/model/n","order":"desc"}],"limit":10}'
+        out = subprocess.run(
+            [sys.executable, str(REPO / "Benchmarks" / "cdn-followers.py"), "--port", str(cache.port), "--origin", str(origin.port),
+             "--list", lid, "--followers", str(followers), "--processes", "2", "--wait", "4", "--writes", str(writes),
+             "--rate", "2", "--gap", "5", "--timeout", "120", "--query", query],
+            capture_output=True, text=True, timeout=180)
+        assert out.returncode == 0, out.stderr[-3000:]
+        result = json.loads(out.stdout)
+        assert result["exact"] == followers and result["error_count"] == 0, result
+        intervals = int((time.monotonic() - started) // CURSOR_SECONDS) + 2
+        origin_diffs = requests_to_origin(origin, DIFF_ROUTE) - before
+        # Without the cache: every follower's every poll (>= 1000 x 10); with it, about one per change plus one per
+        # interval boundary crossed while held.
+        assert result["polls"] >= followers * writes
+        assert writes / 4 <= origin_diffs <= 2 * (writes + intervals) + 10, (origin_diffs, result["polls"], intervals)
+        print(f"query followers={followers} revisions={writes} origin_diff_requests={int(origin_diffs)} polls={result['polls']} "
+              f"delivery_p99_ms={result['delivery_p99_ms']}")
+    finally:
+        cache.stop()
+
+
 def test_more_than_1024_requests_for_one_held_poll_cost_the_origin_one(origin, tmp_path_factory):
     """nginx counts an entry's uses in 10 bits: without `proxy_cache_min_uses 0` every 1024th request for one URL
     goes to the origin while the first is still held there."""

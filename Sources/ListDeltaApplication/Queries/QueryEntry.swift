@@ -13,15 +13,32 @@ final class QueryEntry: Sendable {
     /// key of a query is a list's).
     let key: String
 
+    /// A result and the base revisions known to have it.
+    private struct Span {
+        /// The oldest base revision known to have `result` (the entry's first revision when made there).
+        var since: Int
+        /// The newest.
+        var until: Int
+        var result: ListDocument
+    }
+
     private struct State {
         /// Out while the updater works on it.
         var index: ViewIndex?
-        /// The base revision the index and `result` stand at.
-        var revision: Int
-        /// The oldest base revision known to have `result` (`revision` when the entry was made there).
-        var since: Int
-        var result: ListDocument
+        /// The current result, up to the base revision the index stands at, then the results before it, newest
+        /// first: a poll woken by a change reads the result it held from here, not by evaluating again.
+        var spans: [Span]
+
+        func result(at revision: Int) -> ListDocument? {
+            guard let span = spans.first(where: { $0.since <= revision && revision <= $0.until }) else { return nil }
+            var result = span.result
+            result.revision = revision
+            return result
+        }
     }
+
+    /// How many earlier results an entry keeps besides the current one.
+    private static let earlierResults = 3
 
     private let state: Mutex<State>
 
@@ -32,22 +49,17 @@ final class QueryEntry: Sendable {
         self.key = key
         let index = ViewIndex(definition: query.definition, base: base, limits: limits)
         let result = index.document(viewID: query.definition.base, revision: revision)
-        state = Mutex(State(index: index, revision: revision, since: revision, result: result))
+        state = Mutex(State(index: index, spans: [Span(since: revision, until: revision, result: result)]))
     }
 
     /// The base revision the entry stands at.
-    var revision: Int { state.withLock { $0.revision } }
+    var revision: Int { state.withLock { $0.spans[0].until } }
 
-    /// The result at base revision `revision`, when the entry knows it (the result has not changed between
-    /// `revision` and the entry's revision); its `revision` member is `revision`.
+    /// The result at base revision `revision`, when the entry knows it (the current result, or one of the few
+    /// before it, over a range of revisions that holds `revision`); its `revision` member is `revision`.
     /// - Complexity: O(1).
     func result(at revision: Int) -> ListDocument? {
-        state.withLock { state in
-            guard state.since <= revision, revision <= state.revision else { return nil }
-            var result = state.result
-            result.revision = revision
-            return result
-        }
+        state.withLock { $0.result(at: revision) }
     }
 
     /// Brings the entry to `base` at `revision`, incrementally when it stands at `previous` and `diff` is the
@@ -57,9 +69,9 @@ final class QueryEntry: Sendable {
     ///   items to compare the results when the index cannot rule a change out.
     func advance(to base: ViewBase, revision: Int, previous: Int?, diff: ListDiff?) -> Bool {
         let taken = state.withLock { state -> (ViewIndex, Int)? in
-            guard state.revision < revision, let index = state.index else { return nil }
+            guard state.spans[0].until < revision, let index = state.index else { return nil }
             state.index = nil
-            return (index, state.revision)
+            return (index, state.spans[0].until)
         }
         guard var (index, standing) = taken else { return false }
         let mayHaveChanged: Bool
@@ -73,10 +85,12 @@ final class QueryEntry: Sendable {
         standing = revision
         return state.withLock { state in
             state.index = index
-            state.revision = standing
-            guard let fresh, !fresh.hasSameContent(as: state.result) else { return false }
-            state.result = fresh
-            state.since = standing
+            guard let fresh, !fresh.hasSameContent(as: state.spans[0].result) else {
+                state.spans[0].until = standing
+                return false
+            }
+            state.spans.insert(Span(since: standing, until: standing, result: fresh), at: 0)
+            if state.spans.count > 1 + Self.earlierResults { state.spans.removeLast() }
             return true
         }
     }

@@ -66,10 +66,12 @@ public final class QueryKeeper: Sendable {
             let started = ContinuousClock.now
             let entries = registry.state.withLock { state in (state.byBase[updater.base] ?? [:]).values.map(\.entry) }
             do {
-                let changed = try updater.update(entries, hint: hint, repository: repository)
-                for entry in changed { hub.publish(list: entry.key, .committedElsewhere(revision: entry.revision)) }
+                // Each changed query's followers are woken as soon as it is updated, not after the others.
+                let changed = try updater.update(entries, hint: hint, repository: repository) { entry in
+                    hub.publish(list: entry.key, .committedElsewhere(revision: entry.revision))
+                }
                 Counter(label: "listdelta_query_updates_total").increment(by: Int64(entries.count))
-                Counter(label: "listdelta_query_wakes_total").increment(by: Int64(changed.count))
+                Counter(label: "listdelta_query_wakes_total").increment(by: Int64(changed))
             } catch {
                 logger.warning("the queries of a base could not be updated", metadata: ["base": "\(updater.base)", "error": "\(error)"])
             }

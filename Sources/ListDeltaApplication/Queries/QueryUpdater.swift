@@ -19,16 +19,20 @@ struct QueryUpdater: Sendable {
     }
 
     /// Updates every entry of `entries` to the base's current revision (`hint`: the write that made it, when this
-    /// instance did) and returns the entries whose result changed.
+    /// instance did), telling `changed` of each entry whose result changed as soon as it is updated.
     /// - Complexity: one diff of the base, O(*n*) (none with `hint`), plus each entry's
     ///   ``QueryEntry/advance(to:revision:previous:diff:)``.
-    mutating func update(_ entries: [QueryEntry], hint: WriteOutcome?, repository: ListRepository) throws(EngineError) -> [QueryEntry] {
+    /// - Returns: How many results changed.
+    @discardableResult
+    mutating func update(
+        _ entries: [QueryEntry], hint: WriteOutcome?, repository: ListRepository, changed: (QueryEntry) -> Void
+    ) throws(EngineError) -> Int {
         guard !entries.isEmpty else {
             lastBase = nil
             lastRevision = nil
-            return []
+            return 0
         }
-        guard let head = try repository.head(base), !head.isDeleted else { return [] }
+        guard let head = try repository.head(base), !head.isDeleted else { return 0 }
         let current: ViewBase
         var diff: ListDiff?
         if let lastBase, lastRevision == head.revision {
@@ -44,12 +48,13 @@ struct QueryUpdater: Sendable {
                 }
             }
         }
-        var changed: [QueryEntry] = []
+        var count = 0
         for entry in entries where entry.advance(to: current, revision: head.revision, previous: lastRevision, diff: diff) {
-            changed.append(entry)
+            changed(entry)
+            count += 1
         }
         lastBase = current
         lastRevision = head.revision
-        return changed
+        return count
     }
 }
