@@ -9,7 +9,9 @@ import Synchronization
 /// A base of `--items` items is followed by `--queries` distinct live queries (filters of every operator, sorts
 /// with windows, groupings), each with one held long poll (a thread and a connection each, re-polling from every
 /// answer). Then `--writes` one-item PATCHes of the base, each followed by a one-item PATCH of a list of the same
-/// items that no query follows (the baseline, under the same load), one second apart. A poll answered with changes
+/// items that no query follows (the baseline, under the same load), one second apart. The polls share one client
+/// thread that multiplexes their connections with `poll(2)`, so the client's own scheduling on a small machine
+/// adds as little as it can to the wake times it measures. A poll answered with changes
 /// is a wake, timed from the moment its write was sent; a poll answered without changes during the writes would be
 /// a wake by a write that did not change its result (the polls are held far longer than the run).
 struct QueriesBenchmark: ParsableCommand {
@@ -65,8 +67,8 @@ struct QueriesBenchmark: ParsableCommand {
         }
         let residentBefore = try server.residentBytes()
 
-        let polls = (0..<queries).map { HeldPoll(query: Self.query($0), from: revision, port: server.port) }
-        for poll in polls { poll.start() }
+        let polls = try HeldPolls(queries: (0..<queries).map(Self.query), list: "base", from: revision, port: server.port)
+        polls.start()
         try waitForHeld(queries, client)
         let residentAfter = try server.residentBytes()
 
@@ -81,13 +83,11 @@ struct QueriesBenchmark: ParsableCommand {
             writeTimes.append(milliseconds(ContinuousClock.now - sent))
             if run % 2 == 0 { baselineTimes.append(try onceMilliseconds { _ = try patch(&plain, "plain", client) }) }
             Thread.sleep(forTimeInterval: 1)
-            for poll in polls {
-                for answer in poll.takeAnswers() {
-                    if answer.changed { wakes.append(milliseconds(answer.at - sent)) } else { unaffected += 1 }
-                }
+            for answer in polls.takeAnswers() {
+                if answer.changed { wakes.append(milliseconds(answer.at - sent)) } else { unaffected += 1 }
             }
         }
-        for poll in polls { poll.stop() }
+        polls.stop()
 
         let firstAnswer = try firstAnswerMilliseconds(client)
         wakes.sort()
@@ -97,7 +97,23 @@ struct QueriesBenchmark: ParsableCommand {
         line += " first_answer_ms_100k=\(format(firstAnswer))"
         line += " memory_per_query_kb=\(format(Double(residentAfter - residentBefore) / 1_024 / Double(max(queries, 1))))"
         print(line)
-        print("queries wakes=\(wakes.count) writes=\(writes) write_ratio=\(format(median(writeTimes) / median(baselineTimes))) command=\"swift build -c release --product listdelta && swift build -c release --product listdelta-bench && .build/release/listdelta-bench queries\"")
+        let updates = try Self.histogram("listdelta_query_update_seconds", client)
+        let answers = try Self.histogram("listdelta_query_answer_seconds", client)
+        let told = try Self.histogram("listdelta_query_wake_seconds", client)
+        print("queries wakes=\(wakes.count) writes=\(writes) wake_p50_ms=\(format(wakes.isEmpty ? 0 : wakes[wakes.count / 2]))"
+            + " update_ms_mean=\(format(updates.count > 0 ? updates.sum / updates.count * 1_000 : 0))"
+            + " told_ms_mean=\(format(told.count > 0 ? told.sum / told.count * 1_000 : 0))"
+            + " answer_ms_mean=\(format(answers.count > 0 ? answers.sum / answers.count * 1_000 : 0))"
+            + " write_ratio=\(format(median(writeTimes) / median(baselineTimes))) command=\"swift build -c release --product listdelta && swift build -c release --product listdelta-bench && .build/release/listdelta-bench queries\"")
+    }
+
+    /// The sum and count of a histogram of the server's /metrics.
+    private static func histogram(_ name: String, _ client: BenchHTTPClient) throws -> (sum: Double, count: Double) {
+        let metrics = String(decoding: try client.request("GET", "/metrics").body, as: UTF8.self).split(separator: "\n")
+        func value(_ suffix: String) -> Double {
+            metrics.first { $0.hasPrefix(name + suffix + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        return (value("_sum"), value("_count"))
     }
 
     /// A one-item PATCH of `list`, acknowledged.
@@ -121,7 +137,7 @@ struct QueriesBenchmark: ParsableCommand {
 
     /// GET `?q=` of new queries over a base of `largeItems` items, each distinct (so none is cached): the median.
     private func firstAnswerMilliseconds(_ client: BenchHTTPClient) throws -> Double {
-        var large = ListEditor(count: largeItems, shape: .views)
+        let large = ListEditor(count: largeItems, shape: .views)
         let created = try client.request("PUT", "/v1/lists/large", headers: ["Content-Type": "application/json"], body: large.body())
         guard created.status == 201 else { throw ValidationError("creating large failed: \(created.status)") }
         _ = try client.request("GET", "/v1/lists/large", headers: ["Accept-Encoding": "identity"])
@@ -129,7 +145,7 @@ struct QueriesBenchmark: ParsableCommand {
         for run in 0..<firstAnswers {
             let query = #"{"where":[{"path":"/model/unread","op":"eq","value":true},{"path":"/model/score","op":"gte","value":\#(run * 1_000)}],"sort":[{"path":"/model/score","order":"desc"}],"limit":50}"#
             samples.append(try onceMilliseconds {
-                let response = try client.request("GET", "/v1/lists/large?q=" + HeldPoll.encoded(query), headers: ["Accept-Encoding": "identity"])
+                let response = try client.request("GET", "/v1/lists/large?q=" + HeldPolls.encoded(query), headers: ["Accept-Encoding": "identity"])
                 guard response.status == 200 else { throw ValidationError("GET ?q= failed: \(response.status)") }
             })
         }
@@ -171,74 +187,3 @@ struct QueriesBenchmark: ParsableCommand {
     }
 }
 
-/// One long poll of a query held on its own connection and thread, polling again from each answer's `to`.
-private final class HeldPoll: @unchecked Sendable {
-    struct Answer {
-        let at: ContinuousClock.Instant
-        let changed: Bool
-    }
-
-    private let query: String
-    private let port: Int
-    private let state: Mutex<(from: Int, answers: [Answer], stopped: Bool)>
-
-    init(query: String, from: Int, port: Int) {
-        self.query = Self.encoded(query)
-        self.port = port
-        state = Mutex((from, [], false))
-    }
-
-    /// `text` as JavaScript's `encodeURIComponent` writes it.
-    static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")) ?? text
-    }
-
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.stackSize = 256 << 10
-        thread.start()
-    }
-
-    func stop() {
-        state.withLock { $0.stopped = true }
-    }
-
-    /// The answers received since the last call.
-    func takeAnswers() -> [Answer] {
-        state.withLock { state in
-            defer { state.answers = [] }
-            return state.answers
-        }
-    }
-
-    private func loop() {
-        let client = BenchHTTPClient(port: port)
-        while true {
-            let (from, stopped) = state.withLock { ($0.from, $0.stopped) }
-            if stopped { return }
-            // A cursor far ahead: held for its whole wait, far longer than the run.
-            guard let response = try? client.request("GET", "/v1/lists/base/diff?from=\(from)&q=\(query)&wait=600&cursor=2000000000", headers: ["Accept-Encoding": "identity"]),
-                response.status == 200, case .object(let diff)? = try? JSONReader().read(response.body),
-                case .number(let to)? = diff["to"], let revision = to.intValue
-            else {
-                usleep(100_000)
-                continue
-            }
-            let at = ContinuousClock.now
-            let changed = Self.hasChanges(diff)
-            state.withLock { state in
-                state.from = revision
-                state.answers.append(Answer(at: at, changed: changed))
-            }
-        }
-    }
-
-    /// Whether a batch diff changes anything (sections or items).
-    private static func hasChanges(_ diff: JSONObject) -> Bool {
-        for part in ["sections", "items"] {
-            guard case .object(let changes)? = diff[part] else { continue }
-            for (_, value) in changes.entries { if case .array(let list) = value, !list.isEmpty { return true } }
-        }
-        return false
-    }
-}

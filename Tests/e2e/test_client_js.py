@@ -7,6 +7,7 @@ The browser sits on the service's origin (/healthz) and imports /client.js dynam
 import json
 import random
 import time
+from urllib.parse import quote
 
 import pytest
 
@@ -685,3 +686,314 @@ def test_follow_many_retries_network_errors_with_backoff(make_server, browser):
     assert st["lists"][a]["ops"][1:] == expected_ops(ra["diff"])
     assert same_document(st["lists"][a]["document"], server.doc(a))
     assert st["state"] == "live"
+
+
+# ---------------------------------------------------------------------------
+# Live queries: follow(…, {query}) and follower.setQuery(q) (API.md "Live queries").
+
+QUERY_SETUP_JS = HELPERS_JS + """
+const [listID, mode, query, name, done] = arguments;
+import('/client.js').then((m) => {
+  window.__m = m;
+  const rec = { ops: [], resets: [], diffs: [], errors: [], urls: [] };
+  // Every request the follower makes (its polls and query changes; an EventSource is not a fetch).
+  const recordingFetch = (url, init) => { rec.urls.push(String(url)); return fetch(url, init); };
+  const options = {
+    mode, wait: 2, fetch: recordingFetch, backoff: { initial: 100, max: 1000 },
+    onReset: (i) => rec.resets.push({ reason: i.reason, from: i.from, to: i.document.revision }),
+    onDiff: (d) => rec.diffs.push(d),
+    onError: (e) => rec.errors.push(String(e && e.message || e)),
+  };
+  if (query !== null) options.query = query;
+  const f = new m.ListFollower('', listID, recordingTarget(rec.ops), options);
+  register('__f', name, f, rec, done);
+}, (e) => done('import failed: ' + e));
+"""
+
+# Calls setQuery(query) on follower `name`; answers what it resolved to (or why it rejected) and the target's
+# operations meanwhile.
+SET_QUERY_JS = """
+const [name, query, done] = arguments;
+const f = window.__f[name];
+const before = f.rec.ops.length;
+const urls = f.rec.urls.length;
+f.setQuery(query).then(
+  (doc) => done({ ok: true, document: doc, ops: f.rec.ops.slice(before), urls: f.rec.urls.slice(urls),
+                  revision: f.revision, query: f.query }),
+  (e) => done({ ok: false, name: e.name, message: e.message, status: e.status ?? null, body: e.body ?? null,
+                ops: f.rec.ops.slice(before), revision: f.revision, query: f.query }));
+"""
+
+QUERY_STATE_JS = """
+const f = window.__f[arguments[0]];
+return { revision: f.revision, document: f.document, ops: f.rec.ops, resets: f.rec.resets, diffs: f.rec.diffs,
+         errors: f.rec.errors, urls: f.rec.urls, state: f.state, query: f.query };
+"""
+
+COLOURS = ["red", "green", "blue"]
+
+
+def q_text(query):
+    return json.dumps(query, separators=(",", ":"))
+
+
+def query_item(k, n, colour):
+    return {"id": f"q{k}", "model": {"text": f"Item {k}", "n": n, "colour": colour}}
+
+
+def query_base(count=70):
+    """Three sections of `count` items in all, each with a distinct `n` (0…count-1, shuffled) and a colour."""
+    sections = [{"id": f"s{k}", "title": f"S{k}", "indexTitle": None, "items": []} for k in range(3)]
+    for k in range(count):
+        sections[k % 3]["items"].append(query_item(k, (k * 37) % count, COLOURS[(k * 7) % 3]))
+    return {"kind": "sections", "sections": sections}
+
+
+def query_doc(server, list_id, query):
+    params = {"q": q_text(query)} if query else None
+    r = server.get(list_id, params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def start_query(driver, list_id, mode, query, name="main"):
+    err = driver.execute_async_script(QUERY_SETUP_JS, list_id, mode, query, name)
+    assert err is None, err
+
+
+def query_state(driver, name="main"):
+    return driver.execute_script(QUERY_STATE_JS, name)
+
+
+def set_query(driver, query, name="main"):
+    return driver.execute_async_script(SET_QUERY_JS, name, query)
+
+
+def wait_query_result(driver, server, list_id, query, name="main", timeout=10, revision=False):
+    """Waits until the follower holds the query's result as GET ?q= answers it now (and, with `revision`, the
+    base's current revision too); returns the follower's state."""
+    def check():
+        st = query_state(driver, name)
+        want = query_doc(server, list_id, query)
+        same = same_document(st["document"], want) and st["document"].get("query") == want.get("query")
+        if revision:
+            same = same and st["revision"] == want["revision"]
+        return st if same else None
+    return wait_for(check, timeout=timeout,
+                    message=f"follower {name} to hold {query} (errors: {browser_errors(driver)})")
+
+
+def random_base_write(server, list_id, rng, n):
+    """A PUT that changes some items' `n` and colour, inserts, deletes and moves items."""
+    doc = server.doc(list_id)
+    secs = doc["sections"]
+    items = [i for s in secs for i in s["items"]]
+    for it in items:
+        if rng.random() < 0.15:
+            it["model"]["n"] = rng.randrange(100)
+        if rng.random() < 0.1:
+            it["model"]["colour"] = rng.choice(COLOURS)
+    for s in secs:
+        s["items"] = [i for i in s["items"] if rng.random() > 0.05]
+        if rng.random() < 0.3:
+            rng.shuffle(s["items"])
+    for k in range(rng.randrange(4)):
+        rng.choice(secs)["items"].insert(0, query_item(f"{n}-{k}", rng.randrange(100), rng.choice(COLOURS)))
+    if rng.random() < 0.3 and secs[0]["items"]:
+        secs[-1]["items"].append(secs[0]["items"].pop(0))
+    r = server.put(list_id, doc)
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_follow_with_a_query_converges_to_the_servers_result(make_server, browser, mode):
+    server = make_server()
+    list_id = uid("cjs-q")
+    assert server.put(list_id, query_base()).status_code == 201
+    query = {"where": [{"path": "/model/n", "op": "lt", "value": 50}], "sort": [{"path": "/model/n", "order": "desc"}],
+             "limit": 15}
+    open_origin(browser, server)
+    # The query as JSON text, spelled otherwise than the canonical form: the document names it canonically.
+    start_query(browser, list_id, mode, json.dumps({"limit": 15, **query}, indent=1))
+    st = query_state(browser)
+    want = query_doc(server, list_id, query)
+    assert st["ops"] == [["reset", 1, "initial"]]
+    assert same_document(st["document"], want) and st["document"]["query"] == want["query"]
+    assert st["query"] == {"limit": 15, **query}
+
+    rng = random.Random(11)
+    for n in range(12):
+        random_base_write(server, list_id, rng, n)
+        if n % 3 == 2:  # now and then, wait for it to catch up; else writes pile up between polls
+            wait_query_result(browser, server, list_id, query)
+    st = wait_query_result(browser, server, list_id, query, timeout=15, revision=(mode == "poll"))
+    assert st["resets"] == [], st["resets"]
+    assert st["errors"] == [], st["errors"]
+    # Each diff moved the result on from where the last one left it; none was a whole refetch.
+    assert [op[0] for op in st["ops"]].count("reset") == 1
+    if mode == "poll":
+        # Every poll asked for the query's result: the first with q as given, then as the next links name it.
+        polls = [u for u in st["urls"] if "/diff?" in u]
+        assert polls and all("&q=" in u for u in polls), polls
+        canonical = "q=" + quote(q_text(want["query"]), safe="-_.!~*'()")
+        assert all(canonical in u for u in polls[1:]), polls
+        # The document itself was asked with q.
+        assert any(f"/v1/lists/{list_id}?q=" in u for u in st["urls"]), st["urls"]
+
+
+@pytest.mark.parametrize("mode", ["poll", "events"])
+def test_set_query_grows_moves_and_filters_as_diffs(make_server, browser, mode):
+    server = make_server()
+    list_id = uid("cjs-setq")
+    assert server.put(list_id, query_base()).status_code == 201
+    page = {"sort": [{"path": "/model/n"}], "limit": 20, "sections": "none"}
+    open_origin(browser, server)
+    start_query(browser, list_id, mode, page)
+    st = query_state(browser)
+    assert [i["id"] for i in st["document"]["sections"][0]["items"]] == [i["id"] for i in query_doc(server, list_id, page)["sections"][0]["items"]]
+    revision = st["revision"]
+
+    def check(answer, query, what):
+        assert answer["ok"], (what, answer)
+        want = query_doc(server, list_id, query)
+        assert same_document(answer["document"], want), what
+        assert answer["document"].get("query") == want.get("query"), what
+        assert answer["query"] == (query or None), what
+        assert answer["revision"] == want["revision"], what
+        assert "reset" not in [op[0] for op in answer["ops"]], (what, answer["ops"])
+        # The change was one request from the revision held, naming the old query and the new one.
+        assert len(answer["urls"]) <= 2, answer["urls"]  # the change, and perhaps the first poll after it
+        return want
+
+    # "Show 20 more": limit 20 → 40 inserts the next 20 items after the first 20, nothing else.
+    more = {**page, "limit": 40}
+    answer = set_query(browser, more)
+    check(answer, more, "show 20 more")
+    assert [op[0] for op in answer["ops"]] == ["beginUpdates", "insertItems", "endUpdates"], answer["ops"]
+    assert [ins["at"] for ins in answer["ops"][1][1]] == [[0, k] for k in range(20, 40)]
+    change = answer["urls"][0]
+    assert f"/diff?from={revision}&fromQuery=" in change and "&q=" in change, change
+
+    # The window moves: offset 20 (items 20–39), then 40 (items 40–59); what stays does not move.
+    window = {**page, "offset": 20}
+    answer = set_query(browser, window)
+    check(answer, window, "window to offset 20")
+    assert [op[0] for op in answer["ops"]] == ["beginUpdates", "deleteItems", "endUpdates"], answer["ops"]
+    assert answer["ops"][1][1] == [[0, k] for k in range(20)]
+    window = {**page, "offset": 40}
+    answer = set_query(browser, window)
+    check(answer, window, "window to offset 40")
+    assert [op[0] for op in answer["ops"]] == ["beginUpdates", "deleteItems", "insertItems", "endUpdates"], answer["ops"]
+
+    # A filter: the items that leave are deleted, those that enter inserted.
+    red = {"where": [{"path": "/model/colour", "op": "eq", "value": "red"}], "sort": [{"path": "/model/n"}],
+           "sections": "none"}
+    answer = set_query(browser, red)
+    want = check(answer, red, "filter red")
+    assert {"deleteItems", "insertItems"} <= {op[0] for op in answer["ops"]}, answer["ops"]
+    assert all(i["model"]["colour"] == "red" for s in want["sections"] for i in s["items"])
+
+    # Following goes on with the new query: a write that changes its result arrives as a diff.
+    first_red = want["sections"][0]["items"][0]["id"]
+    doc = server.doc(list_id)
+    for s in doc["sections"]:
+        for i in s["items"]:
+            if i["id"] == first_red:
+                i["model"]["colour"] = "blue"
+    assert server.put(list_id, doc).status_code == 200
+    st = wait_query_result(browser, server, list_id, red)
+    assert first_red not in [i["id"] for s in st["document"]["sections"] for i in s["items"]]
+
+    # Back to the whole list (null): the document has no "query" any more.
+    answer = set_query(browser, None)
+    check(answer, None, "the whole list")
+    assert "query" not in answer["document"]
+    assert server.patch(list_id, [{"op": "remove", "path": "/sections/0/items/0"}]).status_code == 200
+    st = wait_query_result(browser, server, list_id, None, revision=True)
+    assert st["resets"] == [] and st["errors"] == [], (st["resets"], st["errors"])
+    if mode == "poll":
+        # After each change, the polls are the next links of the new query (no fromQuery).
+        polls = [u for u in st["urls"] if "/diff?" in u and "fromQuery" not in u]
+        assert polls and "q=" not in polls[-1], polls[-1]
+
+    # And from the whole list to a query again: fromQuery={} (without it the request would poll the new query).
+    answer = set_query(browser, red)
+    check(answer, red, "from the whole list to a filter")
+    assert "fromQuery=%7B%7D&q=" in answer["urls"][0], answer["urls"][0]
+    assert {"deleteItems", "deleteSections"} & {op[0] for op in answer["ops"]}, answer["ops"]
+
+
+def test_set_query_on_a_follower_of_the_whole_list(make_server, browser):
+    """A follower started without a query takes one, and a filter over sections kept deletes the items (and the
+    sections) it leaves out."""
+    server = make_server()
+    list_id = uid("cjs-setq0")
+    assert server.put(list_id, query_base(30)).status_code == 201
+    open_origin(browser, server)
+    start_query(browser, list_id, "poll", None)
+    query = {"where": [{"path": "/section", "op": "ne", "value": "s1"}, {"path": "/model/n", "op": "lt", "value": 20}],
+             "sort": [{"path": "/model/n", "order": "desc"}]}
+    answer = set_query(browser, query)
+    assert answer["ok"], answer
+    want = query_doc(server, list_id, query)
+    assert same_document(answer["document"], want) and answer["document"]["query"] == want["query"]
+    names = [op[0] for op in answer["ops"]]
+    assert names[0] == "beginUpdates" and "deleteSections" in names and "reset" not in names, answer["ops"]
+    assert server.patch(list_id, [{"op": "add", "path": "/sections/0/items/0", "value": query_item("z", 19.5, "red")}]).status_code == 200
+    st = wait_query_result(browser, server, list_id, query)
+    assert st["document"]["sections"][0]["items"][0]["id"] == "qz"
+    assert st["resets"] == [] and st["errors"] == []
+
+
+def test_a_refused_query_rejects_set_query_and_following_goes_on(make_server, browser):
+    server = make_server()
+    list_id = uid("cjs-badq")
+    assert server.put(list_id, query_base(12)).status_code == 201
+    query = {"where": [{"path": "/model/colour", "op": "eq", "value": "green"}]}
+    open_origin(browser, server)
+    start_query(browser, list_id, "poll", query)
+    time.sleep(0.3)  # a poll is out
+    for bad, pointer in (({"limit": 0}, "/q/limit"),
+                         ('{"where":[{"path":"/model/n","op":"like","value":1}]}', "/q/where/0/op"),
+                         ("not json", "/q")):
+        answer = set_query(browser, bad)
+        assert not answer["ok"], answer
+        assert answer["name"] == "HTTPError" and answer["status"] == 400, answer
+        assert answer["body"]["pointer"] == pointer, answer
+        assert answer["ops"] == [] and answer["query"] == query
+    # Still following the old query: a base write that changes its result arrives as a diff, no reset.
+    doc = server.doc(list_id)
+    doc["sections"][0]["items"][0]["model"]["colour"] = "green"
+    doc["sections"][1]["items"].insert(0, query_item("late", 3, "green"))
+    assert server.put(list_id, doc).status_code == 200
+    st = wait_query_result(browser, server, list_id, query)
+    assert st["resets"] == [] and [op[0] for op in st["ops"]].count("reset") == 1
+    assert st["state"] == "live"
+    # And a good query after the refused ones applies.
+    answer = set_query(browser, {"limit": 2})
+    assert answer["ok"] and same_document(answer["document"], query_doc(server, list_id, {"limit": 2})), answer
+
+
+def test_set_query_from_a_pruned_revision_fetches_the_new_result(make_server, browser):
+    """The revision held is gone (410) while the follower is paused: setQuery fetches the new query's document (a
+    reset), and following goes on with it after resume()."""
+    server = make_server(args=["--retention", "3"])
+    list_id = uid("cjs-q410")
+    assert server.put(list_id, query_base(20)).status_code == 201
+    open_origin(browser, server)
+    start_query(browser, list_id, "poll", {"limit": 5, "sections": "none"})
+    browser.execute_script("window.__f.main.pause()")
+    for k in range(5):
+        assert server.patch(list_id, [{"op": "add", "path": "/sections/0/items/0", "value": query_item(f"p{k}", 100 + k, "red")}]).status_code == 200
+    assert server.get(f"/v1/lists/{list_id}/diff", params={"from": 1}).status_code == 410
+    query = {"sort": [{"path": "/model/n", "order": "desc"}], "limit": 5, "sections": "none"}
+    answer = set_query(browser, query)
+    assert answer["ok"], answer
+    want = query_doc(server, list_id, query)
+    assert same_document(answer["document"], want) and answer["document"]["query"] == want["query"]
+    assert answer["ops"] == [["reset", want["revision"], "gone"]], answer["ops"]
+    browser.execute_script("window.__f.main.resume()")
+    assert server.patch(list_id, [{"op": "add", "path": "/sections/1/items/0", "value": query_item("top", 500, "red")}]).status_code == 200
+    st = wait_query_result(browser, server, list_id, query)
+    assert st["document"]["sections"][0]["items"][0]["id"] == "qtop"
+    assert [r["reason"] for r in st["resets"]] == ["gone"]

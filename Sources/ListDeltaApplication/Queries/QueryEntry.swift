@@ -68,12 +68,16 @@ final class QueryEntry: Sendable {
     /// - Complexity: that of ``ViewIndex/update(to:diff:)`` (a rebuild: O(*n* log *n*)), plus O(*v*) for *v* shown
     ///   items to compare the results when the index cannot rule a change out.
     func advance(to base: ViewBase, revision: Int, previous: Int?, diff: ListDiff?) -> Bool {
-        let taken = state.withLock { state -> (ViewIndex, Int)? in
-            guard state.spans[0].until < revision, let index = state.index else { return nil }
-            state.index = nil
-            return (index, state.spans[0].until)
+        // Taken out of the state, and held by one variable only: shared, its chunks would be copied on every change.
+        var taken: ViewIndex?
+        var standing = 0
+        state.withLock { state in
+            guard state.spans[0].until < revision, state.index != nil else { return }
+            swap(&taken, &state.index)
+            standing = state.spans[0].until
         }
-        guard var (index, standing) = taken else { return false }
+        guard var index = taken else { return false }
+        taken = nil
         let mayHaveChanged: Bool
         if standing == previous, let diff {
             mayHaveChanged = index.update(to: base, diff: diff)

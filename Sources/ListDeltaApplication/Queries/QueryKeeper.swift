@@ -7,7 +7,7 @@ import Synchronization
 
 /// The live queries this instance keeps (API.md, "Live queries"): each distinct query that a held poll or an open
 /// stream follows, kept once and shared by all its followers, up to date with its base through its incremental
-/// index, updated once per base write on the view pool, never on a loop and never once per client.
+/// index, updated once per base write on the query pool, never on a loop and never once per client.
 ///
 /// - **Followers** ``hold(_:)`` a query while a poll is parked or a stream is open, and ``release(_:)`` it after.
 ///   At most `maximumQueries` distinct queries are held at once; one more is refused (503). A query nobody holds
@@ -40,6 +40,9 @@ public final class QueryKeeper: Sendable {
     /// The state behind a reference the base updaters share.
     private final class Registry: Sendable {
         let state = Mutex(State())
+        /// For each base with an update due, when the first write since its last update was told.
+        let dueSince = Mutex<[String: ContinuousClock.Instant]>([:])
+        let bases = SharedBases()
     }
 
     private weak let app: Application?
@@ -57,25 +60,31 @@ public final class QueryKeeper: Sendable {
         hub = app.hub
         self.maximumQueries = maximumQueries
         results = LRUCache(budget: resultBytes)
-        let pool = app.pools.view
+        let pool = app.pools.query
         let repository = app.repository
         let hub = app.hub
         let logger = app.logger
         let registry = registry
         scheduler = BaseScheduler(execute: { job in pool.execute(job) }, make: QueryUpdater.init(base:)) { updater, hint in
             let started = ContinuousClock.now
+            let since = registry.dueSince.withLock { $0.removeValue(forKey: updater.base) } ?? started
             let entries = registry.state.withLock { state in (state.byBase[updater.base] ?? [:]).values.map(\.entry) }
+            let before = updater.revision
+            defer {
+                // Timed only when the base had moved (the runs a new query asks for find it where it was).
+                if updater.revision != before { Timer(label: "listdelta_query_update_seconds").record(duration: ContinuousClock.now - started) }
+            }
             do {
                 // Each changed query's followers are woken as soon as it is updated, not after the others.
-                let changed = try updater.update(entries, hint: hint, repository: repository) { entry in
+                let changed = try updater.update(entries, hint: hint, repository: repository, bases: registry.bases) { entry in
                     hub.publish(list: entry.key, .committedElsewhere(revision: entry.revision))
+                    Timer(label: "listdelta_query_wake_seconds").record(duration: ContinuousClock.now - since)
                 }
                 Counter(label: "listdelta_query_updates_total").increment(by: Int64(entries.count))
                 Counter(label: "listdelta_query_wakes_total").increment(by: Int64(changed))
             } catch {
                 logger.warning("the queries of a base could not be updated", metadata: ["base": "\(updater.base)", "error": "\(error)"])
             }
-            Timer(label: "listdelta_query_update_seconds").record(duration: ContinuousClock.now - started)
         }
     }
 
@@ -108,8 +117,9 @@ public final class QueryKeeper: Sendable {
         let head = try repository.head(base)
         let live = head.flatMap { $0.isDeleted ? nil : $0 }
         let document = try live.map { head throws(EngineError) in try repository.document(base, revision: head.revision, head: head) }
-        let entry = QueryEntry(
-            query: query, key: hold.hubKey, base: ViewBase(document), revision: live?.revision ?? 0, limits: repository.documentLimits)
+        // One ViewBase per base revision for every query over it: its position map is built once, not per query.
+        let shared = registry.bases.base(base, revision: live?.revision ?? 0) { ViewBase(document) }
+        let entry = QueryEntry(query: query, key: hold.hubKey, base: shared, revision: live?.revision ?? 0, limits: repository.documentLimits)
         try registry.state.withLock { state throws(EngineError) in
             if var kept = state.byBase[base]?[query] {
                 if kept.holders == 0 { try admitOneMore(&state) }
@@ -183,6 +193,7 @@ public final class QueryKeeper: Sendable {
             }
             return Set(state.byBase.keys)
         }
+        registry.bases.retain(only: bases)
         scheduler.retain(only: bases)
         recordGauges()
     }
@@ -233,6 +244,8 @@ public final class QueryKeeper: Sendable {
     /// Schedules an update of the queries over `base` after it changed (`outcome`: this instance's write).
     func baseChanged(_ base: String, outcome: WriteOutcome?) {
         guard registry.state.withLock({ $0.byBase[base] != nil }) else { return }
+        let now = ContinuousClock.now
+        registry.dueSince.withLock { $0[base] = $0[base] ?? now }
         scheduler.schedule(base, outcome: outcome)
     }
 
@@ -244,6 +257,7 @@ public final class QueryKeeper: Sendable {
     /// Tells the followers of every query over `base` that it was deleted, and drops those queries: a base created
     /// again numbers its revisions anew, so its queries are built again when followed.
     func baseDeleted(_ base: String) {
+        registry.bases.forget(base)
         let keys = registry.state.withLock { state -> [String] in
             let queries = state.byBase.removeValue(forKey: base) ?? [:]
             for kept in queries.values {
@@ -261,7 +275,7 @@ public final class QueryKeeper: Sendable {
     func start() {
         app?.after(Self.idleSeconds / 4) { [weak self] in
             guard let self, let app else { return }
-            app.pools.view.execute { [self] in
+            app.pools.query.execute { [self] in
                 sweep()
                 start()
             }

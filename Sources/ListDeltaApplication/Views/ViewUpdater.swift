@@ -71,10 +71,12 @@ struct ViewUpdater: Sendable {
             var changed = true
             var index: ViewIndex
             var synced: Int?
-            if let known = tracked[view.list], known.generation == view.generation, !baseMoved || diff != nil {
+            // Taken out of `tracked`, so the index is updated in place: still shared with it, its chunks would be
+            // copied on every change.
+            if var known = tracked.removeValue(forKey: view.list), known.generation == view.generation, !baseMoved || diff != nil {
+                if let diff { changed = known.index.update(to: current, diff: diff) } else { changed = false }
                 index = known.index
                 synced = known.syncedRevision
-                if let diff { changed = index.update(to: current, diff: diff) } else { changed = false }
             } else {
                 let definition: ViewDefinition
                 do {

@@ -107,7 +107,8 @@ struct FollowSession {
             pendingReset = ListReset(reason: .check, detail: "the query changed before a document was held", from: document?.revision ?? 0)
             return nil
         }
-        let response = try await get(endpoints.diff(from: held.revision, fromQuery: options.query, query: query), idleTimeout: 30)
+        // fromQuery is always sent (`{}` for the whole list): without it the answer would be a poll of the new query.
+        let response = try await get(endpoints.diff(from: held.revision, fromQuery: options.query ?? "{}", query: query), idleTimeout: 30)
         guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
         let diff = try ResponseBody.diff(response.body)
         stream = nil

@@ -39,10 +39,11 @@ struct DiffRoutes {
                 let diffRequest: DiffRequest
                 let queryRequest: QueryDiffRoutes.Request?
                 do throws(ServiceError) {
+                    let queries = try QueryDiffRoutes.Queries(request, context)
                     diffRequest = try Self.read(request, grant: readable.grant, context)
-                    queryRequest = try QueryDiffRoutes.read(
-                        request, base: diffRequest.list.head.id, from: diffRequest.from, to: diffRequest.explicitTo ? diffRequest.to : nil,
-                        format: diffRequest.format, wait: diffRequest.wait, cursor: diffRequest.cursor, grant: readable.grant, context)
+                    queryRequest = QueryDiffRoutes.request(
+                        queries, base: diffRequest.list.head.id, from: diffRequest.from, to: diffRequest.explicitTo ? diffRequest.to : nil,
+                        format: diffRequest.format, wait: diffRequest.wait, cursor: diffRequest.cursor, grant: readable.grant, request, context)
                 } catch {
                     responder.respond(Responses.problem(error))
                     return

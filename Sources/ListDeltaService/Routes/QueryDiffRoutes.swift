@@ -4,6 +4,7 @@ import ListDeltaApplication
 import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
+import Metrics
 import Synchronization
 
 /// `GET /v1/lists/{id}/diff` with a live query (`q`, `fromQuery`; API.md "Live queries"): the diff between two
@@ -31,22 +32,32 @@ enum QueryDiffRoutes {
         let grant: Grant?
     }
 
-    /// Whether the request is about a query (then ``answer(_:grant:_:_:)`` takes it).
-    static func takes(_ request: HTTPRequest) -> Bool {
-        request.query["fromQuery"] != nil || request.query["q"] != nil
+    /// The request's `q` and `fromQuery`, read before anything else about the list (a malformed one is 400
+    /// whether or not the list or its revisions exist).
+    struct Queries: Sendable {
+        let query: LiveQuery?
+        let fromQuery: LiveQuery?
+
+        init(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) {
+            let base = try RequestReading.listID(request)
+            query = try QueryReading.query(request, base: base, context)
+            fromQuery = try QueryReading.query(request, "fromQuery", base: base, context)
+        }
+
+        /// Whether they make the request one about queries: a `fromQuery`, or a `q` that is not `{}` (which is a
+        /// plain diff).
+        var areQueries: Bool { fromQuery != nil || query?.isWholeList == false }
     }
 
-    /// Reads the request's query members (`nil`: `q` is `{}` and there is no `fromQuery`, which is a plain diff).
-    static func read(
-        _ request: HTTPRequest, base: String, from: Int, to: Int?, format: DiffFormat, wait: Double, cursor: Int, grant: Grant?,
-        _ context: RouteContext
-    ) throws(ServiceError) -> Request? {
-        let query = try QueryReading.query(request, base: base, context)
-        let fromQuery = try QueryReading.query(request, "fromQuery", base: base, context)
-        guard fromQuery != nil || query?.isWholeList == false else { return nil }
+    /// The request about queries (`nil`: `q` is `{}` or absent and there is no `fromQuery`, a plain diff).
+    static func request(
+        _ queries: Queries, base: String, from: Int, to: Int?, format: DiffFormat, wait: Double, cursor: Int, grant: Grant?,
+        _ request: HTTPRequest, _ context: RouteContext
+    ) -> Request? {
+        guard queries.areQueries else { return nil }
         return Request(
-            base: base, query: query ?? QueryReading.wholeList(base, context), fromQuery: fromQuery, from: from, to: to, format: format,
-            wait: wait, cursor: cursor, givenFormat: request.query["format"], givenWait: request.query["wait"], grant: grant)
+            base: base, query: queries.query ?? QueryReading.wholeList(base, context), fromQuery: queries.fromQuery, from: from, to: to,
+            format: format, wait: wait, cursor: cursor, givenFormat: request.query["format"], givenWait: request.query["wait"], grant: grant)
     }
 
     /// Answers `diff`, or holds it when it is a poll whose result has not changed.
@@ -117,6 +128,8 @@ enum QueryDiffRoutes {
         let context: RouteContext
         let deadline: Double
         private let answered = Atomic(false)
+        /// When the keeper told the poll its result changed: its answer is timed from there.
+        private let wokenAt = Mutex<ContinuousClock.Instant?>(nil)
 
         init(diff: Request, held: QueryKeeper.Hold, request: HTTPRequest, responder: any HTTPResponding, context: RouteContext, deadline: Double) {
             self.diff = diff
@@ -177,6 +190,7 @@ enum QueryDiffRoutes {
         private func tell(_ event: ListEvent) {
             switch event {
             case .revision, .committedElsewhere:
+                wokenAt.withLock { $0 = $0 ?? .now }
                 context.app.continueWork { [self] in answerNow() }
             case .deleted:
                 respond(Responses.problem(.notFound("the list \"\(diff.base)\" was deleted")))
@@ -188,6 +202,9 @@ enum QueryDiffRoutes {
         private func respond(_ response: HTTPResponse) {
             finish()
             responder.respond(response)
+            if let woken = wokenAt.withLock({ $0 }) {
+                Timer(label: "listdelta_query_answer_seconds").record(duration: ContinuousClock.now - woken)
+            }
         }
 
         /// Releases the query, once.

@@ -1,7 +1,8 @@
 // The live page's entry module: wires the page's parts (the modules of /app/) together. `/?list=ID` shows a list
-// (the list view, with its history, source and view panels), `/?lists=a,b,c` a dashboard of several lists followed over
-// one connection, `/` a welcome; the lists on the left open either. `window.listdelta` is a small handle for people
-// and tests. Every piece of data reaches the DOM through textContent or attributes, never through innerHTML.
+// (the list view, with its history, source and view panels and its query bar; `&q=…` a live query of it instead of
+// the whole list), `/?lists=a,b,c` a dashboard of several lists followed over one connection, `/` a welcome; the
+// lists on the left open either. `window.listdelta` is a small handle for people and tests. Every piece of data
+// reaches the DOM through textContent or attributes, never through innerHTML.
 import { $ } from "/app/dom.js";
 import { keepToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
@@ -10,14 +11,15 @@ import { closeListView, openListView } from "/app/list-view.js";
 import { loadHistory, onTimelineClick } from "/app/history.js";
 import { fetchSourceNow, loadSource } from "/app/source-panel.js";
 import { loadView } from "/app/view-panel.js";
+import { applyQuery, initQueryBar, queryOfURL } from "/app/query-bar.js";
 import {
   addToDashboard, closeDashboard, currentDashboard, onAddSubmit, onGridClick, openDashboard, parseLists, removeFromDashboard,
 } from "/app/dashboard.js";
 import { busyAction, createDemo, onPanelClick, toggleAuto, write } from "/app/demo-writer.js";
 
-function showList(id, push) {
+function showList(id, push, query = null) {
   closeDashboard();
-  openListView(id, push);
+  openListView(id, push, query);
   markCurrentList(id);
 }
 
@@ -40,7 +42,7 @@ function route() {
   const many = p.get("lists");
   const id = p.get("list");
   if (many !== null) showDashboard(parseLists(many), false);
-  else if (id) showList(id, false);
+  else if (id) showList(id, false, queryOfURL(p.get("q")));
   else showWelcome();
 }
 
@@ -70,6 +72,7 @@ $("history-more").addEventListener("click", () => loadHistory(true));
 $("source-fetch").addEventListener("click", fetchSourceNow);
 $("dashboard-grid").addEventListener("click", onGridClick);
 $("dash-add").addEventListener("submit", onAddSubmit);
+initQueryBar();
 
 window.listdelta = {
   get follower() { return page.follower; },
@@ -96,6 +99,9 @@ window.listdelta = {
   get view() { return page.view; },
   loadView,
   write,
+  /** The live query the list view shows (null: the whole list), and a change of it (animated as a diff). */
+  get query() { return page.query; },
+  setQuery: applyQuery,
 };
 
 keepToken(() => {

@@ -23,6 +23,13 @@
 // follower fetches the document again, calls `target.reset(document, reason)` and `options.onReset(info)`.
 // Network errors and other failed requests are retried with capped exponential backoff and jitter (each delay
 // is half the capped delay plus a random part of the other half).
+// Live queries: `follow(baseURL, listID, target, {query})` follows a part of the list instead of the whole, the result
+// of a query (`{where, sort, offset, limit, sections}`, an object or its JSON text; docs/api.md "Live queries") sent
+// as `q` on the document, the polls and the event stream. `follower.setQuery(q)` (null: the whole list) changes it as
+// a diff (GET .../diff?from=R&fromQuery=OLD&q=NEW, OLD being `{}` for the whole list) that drives the target like any
+// other, so growing `limit` inserts the next page, moving `offset` scrolls a window and changing a filter animates the
+// items that leave and enter.
+//
 // Followers are independent: follow as many lists as you like. But each holds a connection of its own, and a
 // browser opens at most six HTTP/1.1 connections to a host: to follow several lists, use one connection for all:
 //
@@ -292,6 +299,45 @@ function advance(holder, diff) {
   return null;
 }
 
+/**
+ * The text a query travels as in `q` (JSON), or null for the whole list: null, undefined, "" and `{}`. A string is
+ * sent as it is (the server answers 400 when it is no query), anything else as its JSON.
+ */
+export function queryText(query) {
+  if (query === null || query === undefined) return null;
+  const text = typeof query === "string" ? query.trim() : JSON.stringify(query);
+  if (text === undefined) throw new TypeError(`not a query: ${String(query)}`);
+  if (text === "") return null;
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0) return null;
+  } catch {
+    // Not JSON: the server says what is wrong with it (400, pointer /q).
+  }
+  return text;
+}
+
+/** `document` with `"query"` as the server names the query `text` (canonical, from a `next` link), or without one. */
+function withQuery(document, link, text) {
+  const { query: _old, ...rest } = document;
+  if (text === null) return rest;
+  let query;
+  try {
+    const q = link ? new URL(link, "http://localhost/").searchParams.get("q") : null;
+    query = JSON.parse(q ?? text);
+  } catch {
+    return rest;
+  }
+  // "query" comes after "revision", as in the server's documents.
+  const out = {};
+  for (const [k, v] of Object.entries(rest)) {
+    if (k === "sections") out.query = query;
+    out[k] = v;
+  }
+  if (!("query" in out)) out.query = query;
+  return out;
+}
+
 /** Capped exponential backoff with jitter: each delay is half the capped delay plus a random part of the other half. */
 class Backoff {
   constructor({ initial = 500, max = 15000 } = {}) {
@@ -331,7 +377,7 @@ class Follower {
     if (this._running) return this._ready;
     this._running = true;
     this._ready = new Promise((resolve) => { this._resolveReady = resolve; });
-    this._loop = this._run();
+    if (!this._changing) this._loop = this._run(); // else the query change in flight goes on once it is done
     return this._ready;
   }
 
@@ -354,7 +400,8 @@ class Follower {
   resume() {
     if (!this._paused) return;
     this._paused = false;
-    if (this._running) this._loop = this._run();
+    // A query change in flight goes on following once it is done.
+    if (this._running && !this._changing) this._loop = this._run();
   }
 
   _halt() {
@@ -500,6 +547,9 @@ class Follower {
  * - `backoff`: `{initial: 500, max: 15000}` milliseconds (capped exponential, with jitter);
  * - `headers`: extra request headers (poll mode); `fetch`: a fetch function;
  * - `token`: a string, or a function `({fresh}) => token` (or a promise of one), sent as a bearer token;
+ * - `query`: a live query (`{where, sort, offset, limit, sections}`, or its JSON text; API.md "Live queries"): the
+ *   follower then follows the query's result over the list instead of the whole list (`q` on the document, the
+ *   polls and the event stream). `follower.setQuery(q)` changes it as a diff; `follower.query` is the one followed;
  * - callbacks: `onLoad(document)`, `onDiff(diff, document)`, `onReset({reason, detail, from, document})`,
  *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "retrying" | "paused" | "stopped".
  *   (Each callback also gets the list id as a last argument, as ManyListFollower's do.)
@@ -513,10 +563,125 @@ export class ListFollower extends Follower {
     this.revision = null;
     this.lastDiff = null;
     this.resets = 0;
+    this._query = queryText(options.query); // the `q` followed (JSON text), null for the whole list
+    this._stale = null; // {reason, detail}: the document is to be fetched again before following goes on
+    this._changing = null; // the AbortController of a query change in flight
+    this._changes = Promise.resolve(); // query changes, one after the other
   }
 
   get url() {
     return listURL(this.baseURL, this.listID);
+  }
+
+  /** The query followed (an object, or the text given when it is no JSON), or null for the whole list. */
+  get query() {
+    if (this._query === null) return null;
+    try {
+      return JSON.parse(this._query);
+    } catch {
+      return this._query;
+    }
+  }
+
+  // `&q=…` for a URL that has a query string already, "" for the whole list.
+  get _qParam() {
+    return this._query === null ? "" : `&q=${encodeURIComponent(this._query)}`;
+  }
+
+  // The document: the whole list's, or the query's result.
+  _documentURL() {
+    return this._query === null ? this.url : `${this.url}?q=${encodeURIComponent(this._query)}`;
+  }
+
+  /**
+   * Follows `query` (an object or its JSON text; null, "" or `{}`: the whole list) instead of the query followed now,
+   * as one diff: the poll in flight is given up, `GET .../diff?from=R&fromQuery=<old>&q=<new>` (`fromQuery={}` from
+   * the whole list, no `q` to it) answers the diff from the old query's result at the revision R held to the new
+   * one's at the list's current revision, and that diff is checked, applied and handed to the target and `onDiff`
+   * like any other (so a page animates it). Following then goes on from its `to`, by the `next` link it names.
+   * Resolves to the new document once applied. Changes are made one after the other, in the order asked.
+   *
+   * Rejects, the follower going on with the query it had, when the server refuses the query (an HTTPError 400 whose
+   * `body.pointer` names the member, `/q/limit`), when the request fails, or when `pause()` or `stop()` interrupts
+   * it (an AbortError). When the revision held is gone (410) or the diff does not fit, the new query's document is
+   * fetched instead (`target.reset`, `onReset`). Before the first document is loaded, the query is only swapped (it
+   * resolves to null): the document is loaded with it.
+   */
+  setQuery(query) {
+    const change = () => this._changeQuery(query);
+    const done = this._changes.then(change, change);
+    this._changes = done.catch(() => {});
+    return done;
+  }
+
+  async _changeQuery(query) {
+    const text = queryText(query);
+    const following = this._running && !this._paused;
+    const abort = new AbortController();
+    this._changing = abort; // resume() and start() leave following to the change meanwhile
+    try {
+      if (following) {
+        this._halt(); // the poll, stream or document fetch in flight is given up
+        await this._loop?.catch(() => {});
+      }
+      this._abort = abort; // pause() and stop() interrupt the change
+      const signal = abort.signal;
+      if (this.document === null || this._stale) {
+        // Nothing is shown yet, or what is shown is to be fetched again anyway: the document, with the new query.
+        this._query = text;
+        this._next = null;
+        if (this.document === null) return null; // following loads it (start() or below)
+        await this._reload(signal, this._stale.reason, this._stale.detail);
+        return this.document;
+      }
+      const from = this.revision;
+      // fromQuery is always sent (`{}` for the whole list): without it the request would be a poll of the new query.
+      const params = [`from=${from}`, `fromQuery=${encodeURIComponent(this._query ?? "{}")}`];
+      if (text !== null) params.push(`q=${encodeURIComponent(text)}`);
+      const res = await this._get(`${this.url}/diff?${params.join("&")}`, { signal });
+      if (res.status === 410) {
+        this._query = text;
+        this._next = null;
+        await this._reload(signal, "gone", `revision ${from} is gone (changing the query)`);
+        return this.document;
+      }
+      if (!res.ok) throw new HTTPError(res.status, await res.json().catch(() => null));
+      const diff = await res.json();
+      if (signal.aborted) throw new DOMException("the query change was interrupted", "AbortError");
+      this._query = text;
+      const next = nextLink(res.headers.get("Link"));
+      this._next = next && Number.isInteger(diff.to) ? { from: diff.to, url: this._resolve(next) } : null;
+      const document = this.document;
+      this.document = withQuery(document, next, text);
+      const failure = advance(this, diff);
+      if (failure) {
+        this.document = document;
+        await this._reload(signal, failure.reason, failure.detail);
+        return this.document;
+      }
+      this._backoff.reset();
+      this.options.onDiff?.(diff, this.document, this.listID);
+      return this.document;
+    } finally {
+      if (this._changing === abort) this._changing = null;
+      if (this._abort === abort) this._abort = null;
+      // Following goes on (with the new query, or the old one after a failure) unless pause() or stop() came.
+      if (this._running && !this._paused && !this._changing) this._loop = this._run();
+    }
+  }
+
+  // After a query change that could not be applied as a diff: the new query's document, fetched whole (a reset).
+  // A follower that is not following tries once; when the document is not had, it is fetched before following
+  // goes on.
+  async _reload(signal, reason, detail) {
+    this._stale = { reason, detail };
+    if (this._alive(signal)) {
+      if (await this._load(signal, reason, detail)) return;
+    } else if (!signal.aborted) {
+      this._take(await this._getDocument(this._documentURL(), signal), reason, detail);
+      return;
+    }
+    throw new DOMException("the query change was interrupted", "AbortError");
   }
 
   /** A page of this list's history (see `fetchHistory`), with this follower's token. */
@@ -535,6 +700,8 @@ export class ListFollower extends Follower {
     try {
       if (this.document === null) {
         if (!(await this._load(signal, "initial"))) return;
+      } else if (this._stale) {
+        if (!(await this._load(signal, this._stale.reason, this._stale.detail))) return;
       }
       if (this.options.mode === "events") return this._openEvents(signal);
       while (alive()) {
@@ -587,7 +754,7 @@ export class ListFollower extends Follower {
   // The next poll: the one the last answer named, when it starts from the revision held; else the first form.
   _pollURL() {
     if (this._next && this._next.from === this.revision) return this._next.url;
-    return `${this.url}/diff?from=${this.revision}&wait=${this.options.wait}`;
+    return `${this.url}/diff?from=${this.revision}${this._qParam}&wait=${this.options.wait}`;
   }
 
   // A `next` target: a path (the server's, `/v1/lists/...`) under baseURL, so a prefix a proxy serves the
@@ -610,26 +777,32 @@ export class ListFollower extends Follower {
   async _load(signal, reason, detail) {
     this._setState("loading");
     const done = await this._persist(async () => {
-      const document = await this._getDocument(this.url, signal);
+      const document = await this._getDocument(this._documentURL(), signal);
       if (signal.aborted) return false;
-      const from = this.revision;
-      this.document = document;
-      this.revision = document.revision;
-      this.lastDiff = null;
       this._backoff.reset();
       this._setState("live");
-      this.target?.reset?.(document, reason);
-      if (reason === "initial") {
-        this.options.onLoad?.(document, this.listID);
-      } else {
-        this.resets += 1;
-        this.options.onReset?.({ reason, detail, from, document }, this.listID);
-      }
-      this._resolveReady?.(document);
-      this._resolveReady = null;
+      this._take(document, reason, detail);
       return true;
     }, signal);
     return done?.value === true;
+  }
+
+  // Holds `document`, fetched whole: the target and the callbacks are told.
+  _take(document, reason, detail) {
+    const from = this.revision;
+    this._stale = null;
+    this.document = document;
+    this.revision = document.revision;
+    this.lastDiff = null;
+    this.target?.reset?.(document, reason);
+    if (reason === "initial") {
+      this.options.onLoad?.(document, this.listID);
+    } else {
+      this.resets += 1;
+      this.options.onReset?.({ reason, detail, from, document }, this.listID);
+    }
+    this._resolveReady?.(document);
+    this._resolveReady = null;
   }
 
   _openEvents(signal) {
@@ -641,7 +814,7 @@ export class ListFollower extends Follower {
       if (!(await this._load(signal, reason, detail))) return;
       this._openEvents(signal);
     };
-    this._stream(`${this.url}/events?from=${this.revision}`, signal, {
+    this._stream(`${this.url}/events?from=${this.revision}${this._qParam}`, signal, {
       diff: (data) => {
         let diff;
         try {

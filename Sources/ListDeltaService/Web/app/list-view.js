@@ -1,5 +1,6 @@
 // The list view (`/?list=ID`): follows one list through client.js's ListFollower and shows it as it changes (its
-// sections, section index, revision, counts and diff log), with the history, source and view panels of that list.
+// sections, section index, revision, counts and diff log), with the history, source and view panels of that list and
+// its query bar (`/?list=ID&q=…`: a live query of the list, shown instead of the whole list).
 import { ListFollower, diffSize } from "/client.js";
 import { $, el, reduceMotion } from "/app/dom.js";
 import { currentToken, mode, modeName } from "/app/connection.js";
@@ -9,6 +10,7 @@ import { itemCount, pageTarget, renderSections } from "/app/document-view.js";
 import { loadHistory, resetHistory } from "/app/history.js";
 import { clearSource, loadSource, refreshSource } from "/app/source-panel.js";
 import { clearView, loadView, refreshView } from "/app/view-panel.js";
+import { notePaths, pageURL, resetQueryBar, showWindow } from "/app/query-bar.js";
 
 /** Renders the single list view: `doc` into #sections, its section index and counts. */
 function render(doc, hints = null) {
@@ -43,11 +45,16 @@ function showRevision(revision, diff) {
   $("diff-size").textContent = diff ? `${diffSize(diff)} ops (r${diff.from}→r${diff.to})` : "–";
 }
 
-/** Shows list `id` (instead of the list shown before) and follows it; `push` adds a browser history entry. */
-export function openListView(id, push) {
+/**
+ * Shows list `id` (instead of the list shown before) and follows it, through the live query `query` when one is given
+ * (null: the whole list); `push` adds a browser history entry.
+ */
+export function openListView(id, push, query = null) {
   page.follower?.stop();
+  page.follower = null;
   page.listID = id;
-  if (push) history.pushState({ list: id }, "", `/?list=${encodeURIComponent(id)}${mode === "events" ? "&mode=events" : ""}`);
+  page.query = query;
+  if (push) history.pushState({ list: id }, "", pageURL(id, query));
   $("welcome").hidden = true;
   $("viewer").hidden = false;
   $("list-title").textContent = id;
@@ -61,6 +68,7 @@ export function openListView(id, push) {
   clearView();
   loadView();
   showRevision(null, null);
+  resetQueryBar(query);
   let follower;
   const target = pageTarget(() => follower, render, (doc) => {
     render(doc, null);
@@ -69,9 +77,16 @@ export function openListView(id, push) {
   follower = new ListFollower("", id, target, {
     mode,
     token: currentToken,
-    onLoad: (doc) => { log(`loaded revision ${doc.revision}`); loadHistory(); },
+    query,
+    onLoad: (doc) => {
+      log(`loaded revision ${doc.revision}${query ? ` of ${JSON.stringify(query)}` : ""}`);
+      notePaths(doc);
+      showWindow();
+      loadHistory();
+    },
     onDiff: (diff) => {
       showRevision(diff.to, diff);
+      showWindow();
       log(`r${diff.from} → r${diff.to}: ${describe(diff)}`);
       loadHistory();
       refreshSource();
@@ -80,6 +95,8 @@ export function openListView(id, push) {
     onReset: (info) => {
       page.resets.push({ reason: info.reason, detail: info.detail, from: info.from, to: info.document.revision });
       showRevision(info.document.revision, null);
+      notePaths(info.document);
+      showWindow();
       log(`reset (${info.reason}): ${info.detail ?? ""} → revision ${info.document.revision}`, "reset");
       loadHistory();
       refreshSource();
@@ -98,6 +115,7 @@ export function closeListView() {
   page.follower?.stop();
   page.follower = null;
   page.listID = null;
+  page.query = null;
   clearSource();
   clearView();
   $("viewer").hidden = true;
