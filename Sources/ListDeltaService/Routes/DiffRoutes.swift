@@ -92,19 +92,10 @@ struct DiffRoutes {
         _ rendered: RenderedBody, _ diff: DiffRequest, _ request: HTTPRequest, _ context: RouteContext
     ) -> HTTPResponse {
         let opaque = "\(diff.from)-\(diff.to)\(diff.format == .jsonPatch ? "-patch" : "")"
-        // A diff between two fixed revisions never changes. One to "current" is a poll's answer: it stays correct
-        // however long it is kept (a diff from `from` to a revision the list had), and names the next poll.
-        guard !diff.explicitTo else {
-            return Responses.representation(
-                rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.immutableCacheControl, request: request)
+        let poll = diff.explicitTo ? nil : Responses.PollAnswer(from: diff.from, to: diff.to, cursor: diff.cursor) { cursor in
+            NextPollLink(listID: diff.list.head.id, from: diff.to, format: diff.givenFormat, wait: diff.givenWait, cursor: cursor)
         }
-        var response = Responses.representation(
-            rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.pollCacheControl, request: request)
-        let cursor = context.pollCursor.next(after: diff.cursor, changed: diff.to != diff.from, now: RouteContext.wallClock())
-        let next = NextPollLink(listID: diff.list.head.id, from: diff.to, format: diff.givenFormat, wait: diff.givenWait, cursor: cursor)
-        response.headers["Link"] = next.fieldValue
-        response.headers["Vary"] = "Accept-Encoding"
-        return response
+        return Responses.diff(rendered, etag: opaque, format: diff.format, poll: poll, request: request, context: context)
     }
 
     /// The poll `diff` answered up to `revision` of `list`, after it was held.

@@ -95,19 +95,13 @@ enum QueryDiffRoutes {
         let rendered = try QueryReading.diff(from: old, at: diff.from, to: diff.query, at: to, format: diff.format, head: head, context)
         let queries = diff.fromQuery.map { [$0, diff.query] } ?? [diff.query]
         let opaque = QueryReading.entityTag("\(diff.from)-\(to)", queries, patch: diff.format == .jsonPatch)
-        guard diff.to == nil else {
-            return Responses.representation(
-                rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.immutableCacheControl, request: request)
+        // The next poll follows `q` alone, canonical, never `fromQuery`.
+        let poll = diff.to != nil ? nil : Responses.PollAnswer(from: diff.from, to: to, cursor: diff.cursor) { cursor in
+            NextPollLink(
+                listID: diff.base, from: to, format: diff.givenFormat, query: diff.query.isWholeList ? nil : diff.query.percentEncoded,
+                wait: diff.givenWait, cursor: cursor)
         }
-        var response = Responses.representation(
-            rendered, etag: opaque, contentType: diff.format.contentType, cacheControl: context.pollCacheControl, request: request)
-        let cursor = context.pollCursor.next(after: diff.cursor, changed: to != diff.from, now: RouteContext.wallClock())
-        let next = NextPollLink(
-            listID: diff.base, from: to, format: diff.givenFormat, query: diff.query.isWholeList ? nil : diff.query.percentEncoded,
-            wait: diff.givenWait, cursor: cursor)
-        response.headers["Link"] = next.fieldValue
-        response.headers["Vary"] = "Accept-Encoding"
-        return response
+        return Responses.diff(rendered, etag: opaque, format: diff.format, poll: poll, request: request, context: context)
     }
 
     /// The poll's answer at the base's current revision (or the problem: the base may be gone).
