@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         // Named for the modules the PostgreSQL store and the feed fetcher import from it (NIOCore, NIOHTTP1); the version
@@ -124,6 +125,7 @@ let package = Package(
             name: "ListDeltaApplication",
             dependencies: [
                 "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaFeeds", "ListDeltaSources", "TextFormats",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

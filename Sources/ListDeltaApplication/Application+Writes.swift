@@ -8,11 +8,14 @@ extension Application {
     /// then ``afterCommit(_:)``.
     /// - Parameter build: Makes the new document from the current one (nil when absent) and the next revision's
     ///   number, under the list's lock; what it throws comes back as ``WriteFailure/refused(_:)``.
+    /// - Parameter answer: For a write sent with an `Idempotency-Key`, the answer to keep with the revision it
+    ///   makes (``IdempotencyKeys``).
     public func write<Refusal: Error>(
         _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
-        build: (ListDocument?, Int) throws(Refusal) -> ListDocument
+        answer: ((WriteOutcome) -> AnswerToKeep)? = nil, build: (ListDocument?, Int) throws(Refusal) -> ListDocument
     ) throws(WriteFailure<Refusal>) -> WriteOutcome {
-        try repository.write(id, origin: origin, preconditions: preconditions, mustExist: mustExist, onCommit: afterCommit, build: build)
+        try repository.write(
+            id, origin: origin, preconditions: preconditions, mustExist: mustExist, answer: answer, onCommit: afterCommit, build: build)
     }
 
     /// Deletes `id` under its preconditions, and with it its source and view definition (detached under the list's

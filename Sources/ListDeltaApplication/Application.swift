@@ -47,6 +47,8 @@ public final class Application: Sendable {
     public nonisolated(unsafe) private(set) var views: ViewKeeper!
     /// The live queries that polls and streams follow. Made and kept like ``sources``.
     public nonisolated(unsafe) private(set) var queries: QueryKeeper!
+    /// The answers of writes sent with an `Idempotency-Key`.
+    public let idempotency: IdempotencyKeys
 
     /// Builds the application over `store` (opened by the caller; closed by ``shutdown()`` when shared).
     /// - Parameters:
@@ -76,6 +78,7 @@ public final class Application: Sendable {
         directlyWritten = DirectlyWrittenLists(isTrusted: shared == nil)
         bodies = RenderCache(repository: repository, budget: options.cacheBytes / 4)
         pools = WorkerPools(options: options)
+        idempotency = IdempotencyKeys(store: store, seconds: options.idempotencySeconds)
         sources = try SourceKeeper(app: self)
         views = ViewKeeper(app: self)
         queries = QueryKeeper(app: self, maximumQueries: options.maximumQueries, resultBytes: options.cacheBytes / 8)

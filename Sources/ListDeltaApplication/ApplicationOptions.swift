@@ -48,6 +48,10 @@ public struct ApplicationOptions: Sendable, Equatable {
     /// is 10,000.
     public var maximumQueries = QueryKeeper.defaultMaximumQueries
 
+    /// How long the answer to a write sent with an `Idempotency-Key` is kept and replayed, in seconds. The default
+    /// is 86,400.
+    public var idempotencySeconds = 86_400
+
     /// The defaults.
     public init() {}
 }

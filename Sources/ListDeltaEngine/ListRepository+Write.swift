@@ -15,11 +15,15 @@ extension ListRepository {
     /// - Parameter viewStep: For a view's update, the step of its base it was computed from: the store commits it
     ///   only while it moves the view forward (``RevisionWrite/viewStep``), else this throws
     ///   ``EngineError/superseded(_:)``.
+    /// - Parameter answer: For a write sent with an `Idempotency-Key`, the answer to keep with the revision it makes
+    ///   (in the store's transaction, ``RevisionWrite/answer``), made from the outcome before it commits; not called
+    ///   when the write makes no revision.
     /// - Parameter build: Makes the new document from the current one and the next revision's number, under the
     ///   list's lock; what it throws comes back as ``WriteFailure/refused(_:)`` and nothing is written.
     /// - Throws: ``WriteFailure/refused(_:)`` with what `build` threw, ``WriteFailure/engine(_:)`` for the rest.
     public func write<Refusal: Error>(
         _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false, viewStep: ViewStep? = nil,
+        answer: ((WriteOutcome) -> AnswerToKeep)? = nil,
         onCommit: (WriteOutcome) -> Void, build: (ListDocument?, Int) throws(Refusal) -> ListDocument
     ) throws(WriteFailure<Refusal>) -> WriteOutcome {
         loopCheck.refuse("a write")
@@ -30,7 +34,7 @@ extension ListRepository {
             // writing one list as fast as they can.
             for attempt in 1...Self.racesBeforeTurn {
                 if let outcome = try writeHoldingLock(
-                    id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, onCommit: onCommit, build: build,
+                    id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, answer: answer, onCommit: onCommit, build: build,
                     lastAttempt: false)
                 {
                     return outcome
@@ -49,7 +53,7 @@ extension ListRepository {
             defer { turn?.end() }
             if turn != nil { heads.forget(id) }
             guard let outcome = try writeHoldingLock(
-                id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, onCommit: onCommit, build: build,
+                id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, answer: answer, onCommit: onCommit, build: build,
                 lastAttempt: true)
             else { throw .engine(.storage("a write of \(id) lost its race \(Self.racesBeforeTurn + 1) times")) }
             return outcome
@@ -80,7 +84,8 @@ extension ListRepository {
     /// One attempt at a write; `nil` when it lost a race to another instance and may be tried again.
     func writeHoldingLock<Refusal: Error>(
         _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool, viewStep: ViewStep?,
-        onCommit: (WriteOutcome) -> Void, build: (ListDocument?, Int) throws(Refusal) -> ListDocument, lastAttempt: Bool
+        answer: ((WriteOutcome) -> AnswerToKeep)?, onCommit: (WriteOutcome) -> Void,
+        build: (ListDocument?, Int) throws(Refusal) -> ListDocument, lastAttempt: Bool
     ) throws(WriteFailure<Refusal>) -> WriteOutcome? {
         let base: WriteBase
         do {
@@ -96,7 +101,8 @@ extension ListRepository {
         }
         do {
             return try commit(
-                next, on: base, origin: origin, preconditions: preconditions, viewStep: viewStep, onCommit: onCommit, lastAttempt: lastAttempt)
+                next, on: base, origin: origin, preconditions: preconditions, viewStep: viewStep, answer: answer, onCommit: onCommit,
+                lastAttempt: lastAttempt)
         } catch {
             throw .engine(error)
         }
@@ -149,7 +155,7 @@ extension ListRepository {
     /// Commits `next` on `base` (unless it changes nothing); `nil` when it lost a race to another instance.
     func commit(
         _ next: ListDocument, on writeBase: WriteBase, origin: RevisionOrigin, preconditions: WritePreconditions, viewStep: ViewStep? = nil,
-        onCommit: (WriteOutcome) -> Void, lastAttempt: Bool
+        answer: ((WriteOutcome) -> AnswerToKeep)? = nil, onCommit: (WriteOutcome) -> Void, lastAttempt: Bool
     ) throws(EngineError) -> WriteOutcome? {
         let id = writeBase.id
         let (live, previous, nextRevision) = (writeBase.live, writeBase.previous, writeBase.nextRevision)
@@ -176,10 +182,12 @@ extension ListRepository {
         } else {
             snapshot = RevisionCodec.snapshot(of: next)
         }
+        let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
         let write = RevisionWrite(
             listID: id, expectedRevision: live?.revision, kind: next.kind.rawValue, sectionCount: next.sections.count,
             itemCount: next.itemCount, delta: delta, snapshot: snapshot, summary: Self.summary(of: diff, origin: origin),
-            undo: try previous.map { (previous) throws(EngineError) in try Self.undo(of: diff, from: previous) }, viewStep: viewStep)
+            undo: try previous.map { (previous) throws(EngineError) in try Self.undo(of: diff, from: previous) }, viewStep: viewStep,
+            answer: answer?(outcome))
         // Known before it commits, so that no reader is told it does not exist once it does.
         ids?.insert(id)
         let newHead: ListHead
@@ -198,7 +206,6 @@ extension ListRepository {
         }
         heads.remember(newHead, readIn: writeBase.headGeneration)
         remember(next, itemsHeldElsewhere: viewStep != nil)
-        let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
         onCommit(outcome)
         return outcome
     }

@@ -139,8 +139,9 @@ enum AppendFunction {
         }
     }
 
-    /// The call that commits `write` (decided from `base`, the head the caller last saw): of this function, or of
-    /// the view append function (``ViewFunctions``) for a view's write.
+    /// The call that commits `write` (decided from `base`, the head the caller last saw): of this function through
+    /// the keyed append (``IdempotencyTable``, which also keeps the write's answer), or of the view append function
+    /// (``ViewFunctions``) for a view's write.
     static func statement(_ write: RevisionWrite, next: StoredHead, base: StoredHead?, announcement: String) -> Statement {
         if let step = write.viewStep {
             return ViewFunctions.appendStatement(write, step: step, next: next, base: base, announcement: announcement)
@@ -155,8 +156,11 @@ enum AppendFunction {
         let delta = write.delta.map { ByteBuffer(bytes: $0) }
         let snapshot = write.snapshot.map { ByteBuffer(bytes: $0) }
         let undo = write.undo.map { ByteBuffer(bytes: $0) }
+        let kept = write.answer?.answer
         return """
-            SELECT * FROM \(unescaped: name)(\(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
+            SELECT * FROM \(unescaped: IdempotencyTable.appendName)(\(kept?.key), \(kept.map { ByteBuffer(bytes: $0.fingerprint) }), \
+            \(kept?.status), \(kept?.headerFields), \(kept.map { ByteBuffer(bytes: $0.body) }), \(kept?.bodyIsGzip), \
+            \(kept?.keptAtMilliseconds), \(write.answer?.expiredBeforeMilliseconds), \(write.listID), \(base?.head.revision), \(base?.head.isDeleted), \
             \(head.revision), \(head.oldestRevision), \(head.firstRevision), \(next.checkpointRevision), \(head.kind), \
             \(head.sectionCount), \(head.itemCount), \(head.deltaBytesSinceCheckpoint), \(head.checkpointBytes), \
             \(summary?.committedAtMilliseconds), \(summary?.origin?.storedName), \(summary?.origin?.storedRevision), \
@@ -168,10 +172,13 @@ enum AppendFunction {
     private static func result(of rows: [PostgresRow]) throws -> Result {
         for row in rows {
             let (applied, id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes) =
-                try row.decode((Bool, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)
-            if applied { return .applied }
-            return .headMoved(PostgresStore.storedHead(
-                from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes)))
+                try row.decode((Bool?, String?, Int?, Bool?, Int?, Int?, Int?, String?, Int?, Int?, Int?, Int?).self)
+            if applied == true { return .applied }
+            let head = PostgresStore.storedHead(
+                from: (id, revision, isDeleted, oldest, first, checkpoint, kind, sections, items, deltaBytes, checkpointBytes))
+            // NULL: the write's Idempotency-Key was answered already (``IdempotencyTable``).
+            guard applied != nil else { return .superseded(.conflict(current: head.flatMap { $0.head.isDeleted ? nil : $0.head.revision })) }
+            return .headMoved(head)
         }
         throw StoreError.database("\(name) returned no row")
     }

@@ -96,6 +96,8 @@ enum PostgresSchema {
             try await AppendFunction.create(on: connection, logger: logger)
             // Views: additions older releases ignore, not a numbered migration (see `ViewFunctions`).
             try await ViewFunctions.create(on: connection, logger: logger)
+            // Kept answers of idempotent writes: the same kind of addition.
+            try await IdempotencyTable.create(on: connection, logger: logger)
         }
     }
 }

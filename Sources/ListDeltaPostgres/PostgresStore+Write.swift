@@ -77,6 +77,7 @@ extension PostgresStore {
                 }
                 try await Self.save(current.tombstone, on: connection, logger)
                 try await connection.query("DELETE FROM revision WHERE list_id = \(id)", logger: logger)
+                try await connection.query("DELETE FROM list_idempotency WHERE list_id = \(id)", logger: logger)
                 try await Self.announce(AnnouncementPayload(instance: instance, kind: .deleted, revision: current.head.revision, list: id), on: connection, logger)
                 return current.head
             }

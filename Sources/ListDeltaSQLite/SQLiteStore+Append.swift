@@ -17,7 +17,7 @@ extension SQLiteStore {
     /// - Parameter write: The revision to append.
     /// - Returns: The head after the append.
     /// A view's write (``RevisionWrite/viewStep``) commits only when it moves the view forward, and records its step
-    /// in the same transaction.
+    /// in the same transaction. So does the write's kept answer (``RevisionWrite/answer``).
     ///
     /// - Throws: ``StoreError/conflict(current:)`` when `expectedRevision` does not match the list,
     ///   ``StoreError/superseded(_:)`` when a view's write would not move the view forward,
@@ -28,6 +28,10 @@ extension SQLiteStore {
         return try StoreError.catching {
             try pool.write { db in
                 let current = try HeadRecord.fetchOne(db, key: write.listID)
+                // A key the list has answered is never applied again: the caller finds the answer kept.
+                if let answer = write.answer, try Self.hasAnswer(answer, for: write.listID, in: db) {
+                    throw StoreError.conflict(current: current.flatMap { $0.isDeleted ? nil : $0.revision })
+                }
                 let next = try HeadRecord.appending(write, to: current, retention: retention)
                 // A view's write also moves the view, in this transaction, or writes nothing (after the head's own
                 // check, as on every store: a write stale both ways is a conflict).
@@ -38,6 +42,7 @@ extension SQLiteStore {
                     summary: write.summary, undo: write.undo
                 ).insert(db)
                 try Self.prune(db, listID: next.id, oldestRevision: next.oldestRevision)
+                if let answer = write.answer { try Self.keep(answer, for: write.listID, in: db) }
                 return next.head
             }
         }

@@ -2,7 +2,8 @@ import GRDB
 public import ListDeltaStorage
 
 extension SQLiteStore {
-    /// Deletes a list: its head becomes a tombstone and its revision rows are removed, in one transaction.
+    /// Deletes a list: its head becomes a tombstone and its revision rows and kept answers are removed, in one
+    /// transaction.
     ///
     /// The tombstone keeps the last revision so that a later create continues the numbering. It is returned by
     /// ``head(_:)`` with ``ListHead/isDeleted`` set, and never by ``lists(after:limit:)``.
@@ -23,6 +24,7 @@ extension SQLiteStore {
                 }
                 try current.tombstone.update(db)
                 try RevisionRecord.filter(RevisionRecord.Columns.listID == id).deleteAll(db)
+                try Self.forgetAnswers(of: id, in: db)
                 return current.head
             }
         }

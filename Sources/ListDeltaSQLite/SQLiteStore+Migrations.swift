@@ -78,6 +78,24 @@ extension SQLiteStore {
                 """)
             try db.execute(sql: "CREATE INDEX list_view_base ON list_view (base_id)")
         }
+        migrator.registerMigration("v5: idempotency keys") { db in
+            // The first answer to each write sent with an `Idempotency-Key`, kept with its list (see
+            // `IdempotentAnswer`): the same key is answered again from here, after a restart too. No foreign key: a
+            // refusal is kept for a list that does not exist.
+            try db.execute(sql: """
+                CREATE TABLE list_idempotency (
+                    list_id TEXT NOT NULL COLLATE BINARY,
+                    key TEXT NOT NULL COLLATE BINARY,
+                    fingerprint BLOB NOT NULL,
+                    status INTEGER NOT NULL,
+                    header_fields TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    body_is_gzip INTEGER NOT NULL,
+                    kept_at_ms INTEGER NOT NULL,
+                    PRIMARY KEY (list_id, key))
+                """)
+            try db.execute(sql: "CREATE INDEX list_idempotency_kept ON list_idempotency (list_id, kept_at_ms)")
+        }
         return migrator
     }
 }

@@ -52,10 +52,20 @@ public protocol RevisionStore: Sendable {
     ///   ``StoreError/unavailable(_:)``.
     func append(_ write: RevisionWrite) throws(StoreError) -> ListHead
 
-    /// Deletes a live list (its head becomes a tombstone, its rows go) in one transaction; returns its head as it
-    /// was, or `nil` when there was no live list.
+    /// Deletes a live list (its head becomes a tombstone, its rows and kept answers go) in one transaction; returns
+    /// its head as it was, or `nil` when there was no live list.
     /// - Throws: ``StoreError/conflict(current:)`` when `expectedRevision` is given and is not the current one.
     func delete(_ id: String, expectedRevision: Int?) throws(StoreError) -> ListHead?
+
+    /// The answer kept for `key` on `listID` (see ``RevisionWrite/answer``), expired or not, or `nil`.
+    /// - Complexity: O(log *n*) plus the body size, for *n* kept answers.
+    func idempotentAnswer(_ listID: String, key: String) throws(StoreError) -> IdempotentAnswer?
+
+    /// Keeps the answer of a write that made no revision (a refusal, or a write that changed nothing) in a
+    /// transaction of its own, unless the list has an answer for its key already; forgets the list's expired ones.
+    /// Kept whether or not the list exists; a delete of the list forgets them all.
+    /// - Complexity: O(log *n*) plus the body size and the expired answers forgotten.
+    func keep(_ answer: AnswerToKeep, for listID: String) throws(StoreError)
 
     /// Takes a ``WriteTurn`` on `id`, waiting for the one another instance holds; `nil` for a store no other
     /// process writes to (the default). Until the turn ends, the next ``append(_:)`` of `id` commits

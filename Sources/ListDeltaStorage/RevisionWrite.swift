@@ -41,6 +41,11 @@ public struct RevisionWrite: Sendable {
     /// every other write.
     public var viewStep: ViewStep?
 
+    /// The answer to the write's `Idempotency-Key`, kept in the same transaction, or `nil`. When the list has an
+    /// answer for that key that has not expired, the append writes nothing and throws
+    /// ``StoreError/conflict(current:)``: a key is applied once.
+    public var answer: AnswerToKeep?
+
     /// Creates a revision write.
     ///
     /// - Parameters: One per stored property, see each property.
@@ -54,7 +59,8 @@ public struct RevisionWrite: Sendable {
         snapshot: [UInt8]?,
         summary: RevisionSummary? = nil,
         undo: [UInt8]? = nil,
-        viewStep: ViewStep? = nil
+        viewStep: ViewStep? = nil,
+        answer: AnswerToKeep? = nil
     ) {
         self.listID = listID
         self.expectedRevision = expectedRevision
@@ -66,5 +72,6 @@ public struct RevisionWrite: Sendable {
         self.summary = summary
         self.undo = undo
         self.viewStep = viewStep
+        self.answer = answer
     }
 }

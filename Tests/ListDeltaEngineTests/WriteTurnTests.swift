@@ -29,6 +29,8 @@ import Testing
         func lists(after: String?, limit: Int) throws(StoreError) -> [ListHead] { try inner.lists(after: after, limit: limit) }
         func append(_ write: RevisionWrite) throws(StoreError) -> ListHead { try inner.append(write) }
         func delete(_ id: String, expectedRevision: Int?) throws(StoreError) -> ListHead? { try inner.delete(id, expectedRevision: expectedRevision) }
+        func idempotentAnswer(_ listID: String, key: String) throws(StoreError) -> IdempotentAnswer? { try inner.idempotentAnswer(listID, key: key) }
+        func keep(_ answer: AnswerToKeep, for listID: String) throws(StoreError) { try inner.keep(answer, for: listID) }
         func takeWriteTurn(_ id: String) throws(StoreError) -> (any WriteTurn)? { nil }
     }
 

@@ -91,6 +91,7 @@ extension ServiceConfiguration {
         int("maxSources", \.maxSources), int("sourceMaxItems", \.sourceMaxItems), int("sourceMaxBytes", \.sourceMaxBytes),
         double("sourceTimeoutSeconds", \.sourceTimeoutSeconds), int("sourceFetches", \.sourceFetches),
         int("maxViews", \.maxViews), double("viewSweepSeconds", \.viewSweepSeconds), int("maxQueries", \.maxQueries),
+        int("idempotencySeconds", \.idempotencySeconds),
         optionalInt("maxConnectionsPerClient", \.maxConnectionsPerClient), int("headerTimeoutSeconds", \.headerTimeoutSeconds),
         int("maxOutputBytes", \.maxOutputBytes), optionalInt("maxDocumentBytes", \.maxDocumentBytes),
         int("maxPatchOperations", \.maxPatchOperations), int("maxConditions", \.maxConditions), int("maxSortKeys", \.maxSortKeys), int("maxInValues", \.maxInValues),

@@ -27,6 +27,7 @@ extension ServiceConfiguration {
         options.maximumViews = maxViews
         options.viewSweepSeconds = viewSweepSeconds
         options.maximumQueries = maxQueries
+        options.idempotencySeconds = idempotencySeconds
         return options
     }
 
@@ -64,8 +65,8 @@ extension ServiceConfiguration {
         http.timeoutSeconds = timeoutSeconds
         http.requestTimeoutSeconds = requestTimeoutSeconds
         http.corsAllowedOrigins = corsOrigins
-        http.corsExposedHeaders = ["ETag", "Link", "Content-Encoding", "Location"]
-        http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID"]
+        http.corsExposedHeaders = ["ETag", "Link", "Content-Encoding", "Location", "Idempotent-Replayed", "Retry-After"]
+        http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID", "Idempotency-Key"]
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: responseHead) ?? .plain
         http.drainSeconds = drainSeconds

@@ -46,6 +46,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// The most distinct live queries that held polls and open streams follow at once on this instance (one more:
     /// 503). The default is 10,000.
     public var maxQueries = 10_000
+    /// How long the answer to a write sent with an `Idempotency-Key` is kept with its list and replayed, in seconds.
+    /// The default is 86,400 (a day).
+    public var idempotencySeconds = 86_400
     /// The largest `maxItems` a source may have (never more than `maxItems`). The default is 10,000.
     public var sourceMaxItems = 10_000
 
@@ -252,6 +255,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         try require((0...1_000_000).contains(maxSources), "maxSources must be 0...1000000")
         try require((0...100_000).contains(maxViews), "maxViews must be 0...100000")
         try require((0...1_000_000).contains(maxQueries), "maxQueries must be 0...1000000")
+        try require((1...31_536_000).contains(idempotencySeconds), "idempotencySeconds must be 1...31536000")
         try require(viewSweepSeconds >= 0.1 && viewSweepSeconds <= 3_600, "viewSweepSeconds must be 0.1...3600")
         try require(sourceMaxItems >= 1, "sourceMaxItems must be at least 1")
         try require((1_024...(1 << 30)).contains(sourceMaxBytes), "sourceMaxBytes must be 1024...1073741824")

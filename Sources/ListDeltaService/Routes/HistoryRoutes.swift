@@ -17,7 +17,7 @@ struct HistoryRoutes {
         }
         router.add(.POST, "/v1/lists/{id}/revert") { request, responder in
             guard WriteRoutes.admitOnLoop(request, responder, context, mediaType: "application/json") else { return }
-            WriteRoutes.performWrite(responder, context) { () throws(ServiceError) in try Self.revert(request, context) }
+            WriteRoutes.performWrite(request, responder, context) { answer throws(ServiceError) in try Self.revert(request, context, answer: answer) }
         }
     }
 
@@ -83,13 +83,13 @@ struct HistoryRoutes {
 
     // MARK: - Revert
 
-    private static func revert(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> WriteOutcome {
+    private static func revert(_ request: HTTPRequest, _ context: RouteContext, answer: WriteRoutes.Answering?) throws(ServiceError) -> WriteOutcome {
         let id = try WriteRoutes.admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
         // Read before taking the list's lock: a bad body changes nothing and holds up no one.
         let target = try Self.target(try RequestReading.json(request, maximumDepth: context.options.maximumDepth))
         let repository = context.app.repository
-        return try context.write(id, origin: .revert(to: target), preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
+        return try context.write(id, origin: .revert(to: target), preconditions: preconditions, mustExist: true, answer: answer) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\"") }
             let head = try ServiceError.mapping { () throws(EngineError) in try repository.head(id, atLeast: current.revision) }
             guard let head, !head.isDeleted else { throw .notFound("there is no list \"\(id)\"") }

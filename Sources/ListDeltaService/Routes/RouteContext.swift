@@ -65,10 +65,10 @@ struct RouteContext: Sendable {
     /// a failure being the problem it answers.
     func write(
         _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool = false,
-        build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
+        answer: ((WriteOutcome) -> AnswerToKeep)? = nil, build: (ListDocument?, Int) throws(ServiceError) -> ListDocument
     ) throws(ServiceError) -> WriteOutcome {
         do {
-            return try app.write(id, origin: origin, preconditions: preconditions, mustExist: mustExist, build: build)
+            return try app.write(id, origin: origin, preconditions: preconditions, mustExist: mustExist, answer: answer, build: build)
         } catch {
             throw ServiceError(error)
         }

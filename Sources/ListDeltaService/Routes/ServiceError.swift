@@ -29,6 +29,10 @@ enum ServiceError: Error {
     case unprocessable(DocumentError)
     /// A 503 of the adapter's own (a full queue).
     case unavailable(String)
+    /// An `Idempotency-Key` first sent with another request to the list (422).
+    case idempotencyKeyReused(String)
+    /// An `Idempotency-Key` whose first request is still being written (409; the caller adds `Retry-After`).
+    case idempotencyKeyInFlight(String)
     /// What the engine refused or failed.
     case engine(EngineError)
     /// What the application refused or failed.
@@ -60,6 +64,10 @@ enum ServiceError: Error {
             return Self.problem(of: error)
         case .unavailable(let detail):
             return ProblemDetails(status: 503, title: "Service Unavailable", detail: detail)
+        case .idempotencyKeyReused(let detail):
+            return ProblemDetails(status: 422, title: "Unprocessable Content", detail: detail, extra: ["pointer": .string("/Idempotency-Key")])
+        case .idempotencyKeyInFlight(let detail):
+            return ProblemDetails(status: 409, title: "Conflict", detail: detail, extra: ["pointer": .string("/Idempotency-Key")])
         case .engine(let error):
             return Self.problem(of: error)
         case .application(let error):

@@ -3,7 +3,8 @@ import HTTPServer
 import ListDeltaCore
 import ListDeltaEngine
 
-/// The files served beside the API: the live page (`/`), its script and style, `client.js`, `openapi.yaml`.
+/// The files served beside the API: the live page (`/`), its script and style, `client.js` and its declarations
+/// (`client.d.ts`), `openapi.yaml`.
 ///
 /// They ship as package resources (`Sources/ListDeltaService/Web`), are read once at start-up and kept
 /// rendered in both codings.
@@ -14,6 +15,7 @@ struct StaticRoutes {
         ("/app.js", "app.js", "text/javascript; charset=utf-8"),
         ("/style.css", "style.css", "text/css; charset=utf-8"),
         ("/client.js", "client.js", "text/javascript; charset=utf-8"),
+        ("/client.d.ts", "client.d.ts", "application/typescript; charset=utf-8"),
         ("/openapi.yaml", "openapi.yaml", "application/yaml"),
     ]
 

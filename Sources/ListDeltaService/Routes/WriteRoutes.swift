@@ -14,30 +14,39 @@ struct WriteRoutes {
         let context = self.context
         router.add(.PUT, "/v1/lists/{id}") { request, responder in
             guard Self.admitOnLoop(request, responder, context, mediaType: "application/json") else { return }
-            Self.performWrite(responder, context) { () throws(ServiceError) in try Self.put(request, context) }
+            Self.performWrite(request, responder, context) { answer throws(ServiceError) in try Self.put(request, context, answer: answer) }
         }
         router.add(.PATCH, "/v1/lists/{id}") { request, responder in
             guard Self.admitOnLoop(request, responder, context, mediaType: "application/json-patch+json") else { return }
-            Self.performWrite(responder, context) { () throws(ServiceError) in try Self.patch(request, context) }
+            Self.performWrite(request, responder, context) { answer throws(ServiceError) in try Self.patch(request, context, answer: answer) }
         }
         router.add(.DELETE, "/v1/lists/{id}") { request, responder in
             guard Self.admitOnLoop(request, responder, context, mediaType: nil) else { return }
-            context.perform(responder, on: context.app.pools.write) { () throws(ServiceError) in try Self.delete(request, context) }
+            context.admit(responder, on: context.app.pools.write) {
+                let id = (try? RequestReading.listID(request)) ?? ""
+                responder.respond(IdempotentWrites.answer(request, listID: id, context) { _ throws(ServiceError) in try Self.delete(request, context) })
+            }
         }
     }
 
-    /// Runs `write` on the write pool and answers with its outcome (or its problem). The outcome is let go only
+    /// What a write route makes the answer it keeps from, for a request with an `Idempotency-Key`: its outcome.
+    typealias Answering = (WriteOutcome) -> AnswerToKeep
+
+    /// Runs `write` on the write pool and answers with its outcome (or its problem), under the rules of its
+    /// `Idempotency-Key` when it has one (``IdempotentWrites``): `write` gets what makes the answer kept with the
+    /// revision, to pass to ``RouteContext/write(_:origin:preconditions:mustExist:answer:build:)``. The outcome is let go only
     /// after the answer is handed to the loop: when the document cache has already evicted the replaced revision,
     /// the outcome holds its last reference (100,000 items for a large list, some 10 ms to free), and freeing it
     /// is then no part of this write's latency (the worker still spends it before its next job).
     static func performWrite(
-        _ responder: any HTTPResponding, _ context: RouteContext,
-        _ write: @escaping @Sendable () throws(ServiceError) -> WriteOutcome
+        _ request: HTTPRequest, _ responder: any HTTPResponding, _ context: RouteContext,
+        _ write: @escaping @Sendable (_ answer: Answering?) throws(ServiceError) -> WriteOutcome
     ) {
         context.admit(responder, on: context.app.pools.write) {
             var outcome: WriteOutcome?
-            responder.respond(RouteContext.answer { () throws(ServiceError) in
-                let written = try write()
+            let id = (try? RequestReading.listID(request)) ?? ""
+            responder.respond(IdempotentWrites.answer(request, listID: id, context) { keeping throws(ServiceError) in
+                let written = try write(keeping.map { keep in { outcome in keep(response(outcome, context)) } })
                 outcome = written
                 return response(written, context)
             })
@@ -59,15 +68,16 @@ struct WriteRoutes {
         }
     }
 
-    /// Checks what every write checks, in the order a client can fix them: id, token, media type.
+    /// Checks what every write checks, in the order a client can fix them: id, token, media type, idempotency key.
     static func admit(_ request: HTTPRequest, _ context: RouteContext, mediaType: String?) throws(ServiceError) -> String {
         let id = try RequestReading.listID(request)
         try context.access.authorizeWrite(request, list: id)
         if let mediaType { try RequestReading.requireMediaType(request, mediaType) }
+        _ = try IdempotentWrites.key(request)
         return id
     }
 
-    private static func put(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> WriteOutcome {
+    private static func put(_ request: HTTPRequest, _ context: RouteContext, answer: Answering?) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json")
         let preconditions = try RequestReading.preconditions(request)
         let body = try RequestReading.body(request)
@@ -81,7 +91,7 @@ struct WriteRoutes {
             let json = try RequestReading.json(body, maximumDepth: maximumDepth)
             validated = try ServiceError.mapping { () throws(EngineError) in try context.app.repository.makeDocument(from: json, listID: id, revision: 0) }
         }
-        return try context.write(id, origin: .put, preconditions: preconditions) { _, revision throws(ServiceError) in
+        return try context.write(id, origin: .put, preconditions: preconditions, answer: answer) { _, revision throws(ServiceError) in
             try context.refuseDirectWrite(id)
             var document = validated
             document.revision = revision
@@ -89,7 +99,7 @@ struct WriteRoutes {
         }
     }
 
-    private static func patch(_ request: HTTPRequest, _ context: RouteContext) throws(ServiceError) -> WriteOutcome {
+    private static func patch(_ request: HTTPRequest, _ context: RouteContext, answer: Answering?) throws(ServiceError) -> WriteOutcome {
         let id = try admit(request, context, mediaType: "application/json-patch+json")
         let preconditions = try RequestReading.preconditions(request)
         let patch: JSONPatch
@@ -106,7 +116,7 @@ struct WriteRoutes {
             throw .badRequest("\(error)")
         }
         let repository = context.app.repository
-        return try context.write(id, origin: .patch, preconditions: preconditions, mustExist: true) { current, revision throws(ServiceError) in
+        return try context.write(id, origin: .patch, preconditions: preconditions, mustExist: true, answer: answer) { current, revision throws(ServiceError) in
             guard let current else { throw .notFound("there is no list \"\(id)\" to patch") }
             try context.refuseDirectWrite(id)
             // Item edits go straight to the typed document; anything else (and every failure, so it is worded
@@ -134,7 +144,7 @@ struct WriteRoutes {
 
     /// `{"id","revision","diff"}`: 201 on create (with `Location`), else 200. The diff is the write's own rendering,
     /// embedded as bytes (gzip included), not rendered again.
-    private static func response(_ outcome: WriteOutcome, _ context: RouteContext) -> HTTPResponse {
+    static func response(_ outcome: WriteOutcome, _ context: RouteContext) -> HTTPResponse {
         var prefix: [UInt8] = []
         JSONString.append(outcome.document.id, to: &prefix)
         let body = outcome.renderedDiff.wrapped(
