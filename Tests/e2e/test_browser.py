@@ -229,6 +229,111 @@ def test_live_page_follows_every_kind_of_change(make_server, mode):
         driver.quit()
 
 
+def layout(doc):
+    """Each section's id and its items' ids, in order."""
+    return [(sec["id"], [i["id"] for i in sec["items"]]) for sec in doc["sections"]]
+
+
+def item_ids(doc):
+    return [i["id"] for sec in doc["sections"] for i in sec["items"]]
+
+
+def placed(doc):
+    """Item id -> (section id, index in the section)."""
+    return {i["id"]: (sec["id"], k) for sec in doc["sections"] for k, i in enumerate(sec["items"])}
+
+
+def one_item_inserted(old, new):
+    added = set(item_ids(new)) - set(item_ids(old))
+    assert len(added) == 1 and set(item_ids(old)) <= set(item_ids(new)), (layout(old), layout(new))
+    (new_id,) = added
+    # The others keep their sections and order.
+    assert [(s, [i for i in ids if i != new_id]) for s, ids in layout(new)] == layout(old)
+
+
+def one_item_removed(old, new):
+    gone = set(item_ids(old)) - set(item_ids(new))
+    assert len(gone) == 1 and set(item_ids(new)) <= set(item_ids(old)), (layout(old), layout(new))
+    assert layout(new) == [(s, [i for i in ids if i not in gone]) for s, ids in layout(old)]
+
+
+def one_item_moved_within(old, new):
+    before, after = layout(old), layout(new)
+    assert [(s, sorted(ids)) for s, ids in before] == [(s, sorted(ids)) for s, ids in after], (before, after)
+    assert sum(a != b for a, b in zip(before, after)) == 1, (before, after)
+
+
+def one_item_moved_across(old, new):
+    was, now = placed(old), placed(new)
+    assert sorted(was) == sorted(now)
+    moved = [i for i in was if was[i][0] != now[i][0]]
+    assert len(moved) == 1, (layout(old), layout(new))
+    without = lambda d: [(sec, [i for i in ids if i != moved[0]]) for sec, ids in layout(d)]
+    assert without(old) == without(new)
+
+
+def one_item_updated(old, new):
+    assert layout(old) == layout(new)
+    models = lambda d: {i["id"]: i.get("model") for sec in d["sections"] for i in sec["items"]}
+    changed = [i for i, m in models(old).items() if models(new)[i] != m]
+    assert len(changed) == 1, changed
+    assert set(models(new)[changed[0]]) == {"text", "edited"}
+
+
+def one_section_renamed(old, new):
+    assert layout(old) == layout(new)
+    titles = lambda d: [(sec["title"], sec["indexTitle"]) for sec in d["sections"]]
+    changed = [k for k, (a, b) in enumerate(zip(titles(old), titles(new))) if a != b]
+    assert len(changed) == 1, (titles(old), titles(new))
+    title, index_title = titles(new)[changed[0]]
+    assert index_title == title[0]
+
+
+def one_section_moved(old, new):
+    assert sorted(layout(old)) == sorted(layout(new)) and layout(old) != layout(new)
+
+
+def one_section_inserted(old, new):
+    assert len(new["sections"]) == len(old["sections"]) + 1
+    assert [x for x in layout(new) if x in layout(old)] == layout(old)
+
+
+def one_section_removed(old, new):
+    assert len(new["sections"]) == len(old["sections"]) - 1
+    assert [x for x in layout(old) if x in layout(new)] == layout(new)
+
+
+def shuffled(old, new):
+    """The same sections in the same order, perhaps one more at the end, holding some of the items."""
+    sections = [sec for sec, _ in layout(new)]
+    assert sections[:len(old["sections"])] == [sec for sec, _ in layout(old)]
+    assert len(sections) - len(old["sections"]) in (0, 1)
+    fresh = {i for sec, ids in layout(new)[len(old["sections"]):] for i in ids}
+    assert set(item_ids(new)) - fresh <= set(item_ids(old))
+
+
+# What each button of the demo writer changes, checked on the documents before and after its one write.
+WRITER_CHANGES = {
+    "insertItem": one_item_inserted,
+    "deleteItem": one_item_removed,
+    "moveItem": one_item_moved_within,
+    "moveAcross": one_item_moved_across,
+    "updateItem": one_item_updated,
+    "renameSection": one_section_renamed,
+    "moveSection": one_section_moved,
+    "insertSection": one_section_inserted,
+    "deleteSection": one_section_removed,
+    "shuffle": shuffled,
+}
+
+LOG_JS = "return [...document.querySelectorAll('#log li')].map(x => [x.className, x.textContent])"
+
+
+def writer_errors(driver):
+    """The list view's log lines that report a failed write (class "error")."""
+    return [text for cls, text in driver.execute_script(LOG_JS) if "error" in cls.split()]
+
+
 def test_index_opens_lists_and_panel_writes_changes(make_server):
     server = make_server()
     check_served_web_files(server)
@@ -248,19 +353,26 @@ def test_index_opens_lists_and_panel_writes_changes(make_server):
         click_css(driver, f'[data-list-id="{first}"] a')
         sync(driver, server, first, "opening another list")
 
-        # Every button of the panel writes a change over the API that the page then shows.
+        # Every button of the panel writes its kind of change through the open list's follower (insert, update,
+        # remove and move of an item; a JSON Patch for the sections; a PUT for "Shuffle"), which the page then shows.
         buttons = driver.find_elements("css selector", ".panel button[data-action]")
         names = [b.get_attribute("data-action") for b in buttons]
-        assert {"insertItem", "deleteItem", "moveItem", "moveAcross", "updateItem", "renameSection",
-                "moveSection", "insertSection", "deleteSection", "shuffle"} <= set(names), names
+        assert set(WRITER_CHANGES) | {"burst"} <= set(names), names
         for button, name in zip(buttons, names):
-            before = server.doc(first)["revision"]
+            old = server.doc(first)
+            before = old["revision"]
             click(driver, button)
             wait_for(lambda: server.doc(first)["revision"] > before, timeout=10, message=f"the {name} button to write")
             if name == "burst":
                 wait_for(lambda: "Burst" not in driver.execute_script("return window.listdelta.busy || ''"),
                          timeout=10, message="the burst to end")
+            else:
+                wait_for(lambda: driver.execute_script("return window.listdelta.busy") is None,
+                         timeout=10, message=f"the {name} button to finish")
+                assert server.doc(first)["revision"] == before + 1, f"{name}: one write"
+                WRITER_CHANGES[name](old, server.doc(first))
             sync(driver, server, first, f"the {name} button")
+        assert not writer_errors(driver), writer_errors(driver)
 
         # The index on the left shows revisions, refreshed periodically.
         rev = server.doc(first)["revision"]
@@ -274,6 +386,183 @@ def test_index_opens_lists_and_panel_writes_changes(make_server):
     finally:
         driver.quit()
 
+
+# Calls the open list's follower's write `op` with `args`: {answer} or {error: {name, message, conflict}}, `conflict`
+# telling whether it is client.js's ConflictError.
+FOLLOWER_WRITE_JS = """
+const [op, args, done] = arguments;
+const f = window.listdelta.follower;
+f[op](...args).then(
+  (answer) => done({ answer }),
+  (error) => import('/client.js').then((m) => done({
+    error: { name: error.name, message: String(error.message ?? error), conflict: error instanceof m.ConflictError },
+  })));
+"""
+
+
+def follower_write(driver, op, *args):
+    return driver.execute_async_script(FOLLOWER_WRITE_JS, op, list(args))
+
+
+def test_open_lists_follower_writes_items_by_id(make_server):
+    """The page follows the open list with a writable follower: insert (after an item, first, last), update, remove
+    and move by id; each change is the server's document and shows on the page; a write whose item, anchor or
+    section is gone is a ConflictError and changes nothing."""
+    server = make_server()
+    list_id = uid("writer")
+    assert server.put(list_id, start_document()).status_code == 201
+    want = dict((sec, ids) for sec, ids in layout(server.doc(list_id)))
+    driver = chrome()
+    try:
+        driver.get(server.url(f"/?list={list_id}"))
+        sync(driver, server, list_id, "the first load")
+
+        def place(iid, section, after="last"):
+            ids = want[section]
+            if after is None:
+                ids.insert(0, iid)
+            elif after == "last":
+                ids.append(iid)
+            else:
+                ids.insert(ids.index(after) + 1, iid)
+
+        def take(iid):
+            for ids in want.values():
+                if iid in ids:
+                    ids.remove(iid)
+
+        steps = [
+            ("insert after an item", ("insert", item("w-1", "Written one"), {"section": "today", "after": "today-1"}),
+             lambda: place("w-1", "today", "today-1")),
+            ("insert first", ("insert", item("w-first", "First of later"), {"section": "later", "after": None}),
+             lambda: place("w-first", "later", None)),
+            ("insert last", ("insert", item("w-last", "Last of archive"), {"section": "archive"}),
+             lambda: place("w-last", "archive")),
+            ("update", ("update", "w-1", {"model": {"text": "Rewritten"}}), lambda: None),
+            ("move to another section", ("move", "inbox-0", {"section": "today", "after": "w-1"}),
+             lambda: (take("inbox-0"), place("inbox-0", "today", "w-1"))),
+            ("move first", ("move", "today-3", {"section": "today", "after": None}),
+             lambda: (take("today-3"), place("today-3", "today", None))),
+            ("move last of another section", ("move", "later-0", {"section": "inbox"}),
+             lambda: (take("later-0"), place("later-0", "inbox"))),
+            ("remove", ("remove", "later-2"), lambda: take("later-2")),
+        ]
+        for what, (op, *args), expect in steps:
+            before = server.doc(list_id)["revision"]
+            result = follower_write(driver, op, *args)
+            assert "answer" in result, (what, result)
+            expect()
+            doc = server.doc(list_id)
+            assert doc["revision"] == before + 1 and result["answer"]["revision"] == doc["revision"], (what, result)
+            assert layout(doc) == list(want.items()), (what, layout(doc))
+            sync(driver, server, list_id, what)
+        texts = {i["id"]: i["model"]["text"] for sec in server.doc(list_id)["sections"] for i in sec["items"]}
+        assert texts["w-1"] == "Rewritten"
+
+        # Writes whose item, anchor or section is gone: ConflictError, and no revision.
+        revision = server.doc(list_id)["revision"]
+        for what, (op, *args) in [
+            ("remove a removed item", ("remove", "later-2")),
+            ("update a missing item", ("update", "nope", {"model": {"text": "x"}})),
+            ("insert after a missing item", ("insert", item("w-x", "X"), {"section": "today", "after": "nope"})),
+            ("insert into a missing section", ("insert", item("w-y", "Y"), {"section": "nope"})),
+            ("move into a missing section", ("move", "inbox-1", {"section": "nope"})),
+        ]:
+            result = follower_write(driver, op, *args)
+            assert result.get("error", {}).get("conflict") is True, (what, result)
+        assert server.doc(list_id)["revision"] == revision
+        sync(driver, server, list_id, "the refused writes")
+        assert uncaught(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_demo_writer_reports_a_change_whose_item_is_gone(make_server):
+    """A button whose item was removed meanwhile (by another writer, while the page was paused) logs the conflict and
+    writes nothing."""
+    server = make_server()
+    list_id = uid("gone")
+    doc = {"kind": "sections", "sections": [
+        {"id": "a", "title": "A", "indexTitle": "A", "items": [item("x", "The only item")]},
+        {"id": "b", "title": "B", "indexTitle": "B", "items": []},
+    ]}
+    assert server.put(list_id, doc).status_code == 201
+    driver = chrome()
+    try:
+        driver.get(server.url(f"/?list={list_id}"))
+        sync(driver, server, list_id, "the first load")
+        driver.execute_script("window.listdelta.pause()")
+        patch(server, list_id, [{"op": "remove", "path": "/sections/0/items/0"}])
+        click_css(driver, '.panel button[data-action="deleteItem"]')
+        wait_for(lambda: driver.execute_script("return window.listdelta.busy") is None, message="the write to end")
+        lines = driver.execute_script(LOG_JS)
+        assert any("deleteItem" in text and "muted" in cls.split() for cls, text in lines), lines
+        assert not writer_errors(driver), lines
+        assert server.doc(list_id)["revision"] == 2
+        driver.execute_script("window.listdelta.resume()")
+        sync(driver, server, list_id, "resuming")
+        assert uncaught(driver) == []
+    finally:
+        driver.quit()
+
+
+class ReadingWithToken:
+    """`server` read with a bearer token (for `sync` on a server whose reads need one)."""
+
+    def __init__(self, server, token):
+        self.server = server
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def doc(self, list_id, revision=None):
+        params = {"revision": revision} if revision is not None else None
+        r = self.server.get(list_id, params=params, headers=self.headers)
+        assert r.status_code == 200, (r.status_code, r.text)
+        return r.json()
+
+
+SET_TOKEN_JS = """
+const field = document.getElementById('token');
+field.value = arguments[0];
+field.dispatchEvent(new Event('change'));
+"""
+
+
+def test_page_sends_the_token_fields_token(make_server):
+    """On a server whose reads and writes need a token, the token field's token goes with every request the page
+    makes through client.js: the list index, following, the demo writer, history, the comparison and revert."""
+    server = make_server(args=["--write-token", "secret"], env={"LISTDELTA_READ_ACCESS": "token"})
+    reader = ReadingWithToken(server, "secret")
+    list_id = uid("tok")
+    assert server.put(list_id, start_document(), headers=reader.headers).status_code == 201
+    assert server.get(list_id).status_code == 401
+    driver = chrome()
+    try:
+        driver.get(server.url("/"))
+        time.sleep(0.5)
+        assert list_text(driver, list_id) == "", "no token: the index shows nothing"
+        driver.execute_script(SET_TOKEN_JS, "secret")
+        wait_for(lambda: "r1 " in list_text(driver, list_id), message="the index, read with the token")
+        click_css(driver, f'[data-list-id="{list_id}"] a')
+        sync(driver, reader, list_id, "opening the list with the token")
+
+        click_css(driver, '.panel button[data-action="insertItem"]')
+        wait_for(lambda: reader.doc(list_id)["revision"] == 2, message="the demo writer to write with the token")
+        sync(driver, reader, list_id, "the insert")
+        wait_for(lambda: [r for r, _ in driver.execute_script(HISTORY_JS)["revs"]] == [2, 1], message="the timeline")
+
+        click_css(driver, '#timeline li[data-rev="1"] button[data-pick="a"]')
+        click_css(driver, '#timeline li[data-rev="2"] button[data-pick="b"]')
+        wait_for(lambda: driver.execute_script(HISTORY_JS)["compared"] == "1-2", message="the comparison")
+        assert driver.execute_script(HISTORY_JS)["counts"]["items"]["inserted"] == 1
+
+        click_css(driver, '#timeline li[data-rev="1"] button[data-revert]')
+        click_css(driver, '#timeline li[data-rev="1"] button[data-revert-confirm]')
+        wait_for(lambda: reader.doc(list_id)["revision"] == 3, message="the revert")
+        sync(driver, reader, list_id, "the revert")
+        assert not writer_errors(driver), driver.execute_script(LOG_JS)
+        assert uncaught(driver) == []
+    finally:
+        driver.quit()
 
 HISTORY_JS = """
 return {

@@ -221,3 +221,49 @@ def test_query_bar_filters_sorts_pages_and_windows_as_diffs(make_server, mode):
         assert uncaught(driver) == []
     finally:
         driver.quit()
+
+
+def test_demo_writer_writes_while_a_query_is_shown(make_server):
+    """The whole list's follower is writable and follows no query: with a query shown the follower follows it, and the
+    demo writer writes through a follower of the whole list made for each change; the query shows what it brings.
+    Back on the whole list, the follower on show is writable again."""
+    server = make_server()
+    list_id = uid("qwrite")
+    assert server.put(list_id, base_document(30)).status_code == 201
+    by_id = {"sort": [{"path": "/id", "order": "asc"}]}
+    driver = chrome()
+    try:
+        driver.get(server.url(f"/?list={list_id}&q={q_text(by_id)}"))
+        st, _ = shows(driver, server, list_id, by_id, "the first load with a query")
+        assert driver.execute_script("return window.listdelta.follower.writable") is False
+        for name, grows in (("insertItem", 1), ("updateItem", 0), ("deleteItem", -1)):
+            count = len(ids_of(st["sections"]))
+            before = server.doc(list_id)["revision"]
+            click(driver, driver.find_element("css selector", f'.panel button[data-action="{name}"]'))
+            wait_for(lambda: server.doc(list_id)["revision"] == before + 1, message=f"{name} to write")
+            st, _ = shows(driver, server, list_id, by_id, f"{name} under the query")
+            assert len(ids_of(st["sections"])) == count + grows
+        assert not [line for line in st["log"] if "refused" in line or "HTTP" in line], st["log"]
+
+        # The whole list: the writable follower takes over (as a diff), and writes through itself.
+        press(driver, "query-clear")
+        st, _ = shows(driver, server, list_id, None, "the whole list")
+        assert driver.execute_script("return window.listdelta.follower.writable") is True
+        before = server.doc(list_id)["revision"]
+        click(driver, driver.find_element("css selector", '.panel button[data-action="insertItem"]'))
+        wait_for(lambda: server.doc(list_id)["revision"] == before + 1, message="a write on the whole list")
+        st, _ = shows(driver, server, list_id, None, "the write on the whole list")
+
+        # A query the server refuses, asked for on the whole list: the follower that was to take over gives up, the
+        # error is shown and the writable follower goes on.
+        fill(driver, "query-where-path", "colour")
+        press(driver, "query-apply")
+        refused = wait_for(lambda: (lambda s: s if s["error"] and s["busy"] == "false" else None)(state(driver)),
+                           message="the refusal shown")
+        assert "/q/where/0/path" in refused["error"], refused["error"]
+        assert refused["query"] is None and refused["sections"] == st["sections"]
+        assert driver.execute_script("return window.listdelta.follower.writable") is True
+        shows(driver, server, list_id, None, "still following after the refusal")
+        assert uncaught(driver) == []
+    finally:
+        driver.quit()

@@ -7,7 +7,7 @@ import { $ } from "/app/dom.js";
 import { keepToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
 import { listedIDs, markCurrentList, refreshLists } from "/app/lists-sidebar.js";
-import { closeListView, openListView } from "/app/list-view.js";
+import { closeListView, followQuery, openListView } from "/app/list-view.js";
 import { loadHistory, onTimelineClick } from "/app/history.js";
 import { fetchSourceNow, loadSource } from "/app/source-panel.js";
 import { loadView } from "/app/view-panel.js";
@@ -72,7 +72,7 @@ $("history-more").addEventListener("click", () => loadHistory(true));
 $("source-fetch").addEventListener("click", fetchSourceNow);
 $("dashboard-grid").addEventListener("click", onGridClick);
 $("dash-add").addEventListener("submit", onAddSubmit);
-initQueryBar();
+initQueryBar(followQuery);
 
 window.listdelta = {
   get follower() { return page.follower; },

@@ -53,6 +53,19 @@
 // `revert(baseURL, listID, to, {ifMatch})` writes a new revision with revision `to`'s content (undo; a later
 // revert is redo). A follower has both as `follower.history()` and `follower.revert(to)`; its revert sends the
 // revision it shows as If-Match, so a revert never undoes a change its user has not seen.
+//
+// Writes: a follower made with `{writable: true}` writes by item id: `insert(item, {section, after})`, `update(id,
+// changes)`, `remove(id)`, `move(id, {section, after})`, and `put(document)` / `patch(operations)` for the whole
+// document and raw JSON Patch. Each write is optimistic (the target sees it at once, as a batch like any other:
+// `follower.document` is the server's document with the pending writes on top), sent as one request at a time in the
+// order made, as a JSON Patch whose `test` operations guard the ids at the indexes it uses (rebuilt from the newer
+// document and sent again after a failed guard), with an `Idempotency-Key` (the same key again when an answer was
+// lost, so nothing is applied twice). Its promise resolves with `{revision}` once the server acknowledged it, and
+// rejects with a ConflictError when its item, anchor or section is gone (the target then gets the rollback as a
+// diff). While requests fail with network errors the writes queue and the state is "offline". With `storage`
+// (`indexedDBStorage(name)`, `memoryStorage()`, or any `{get(key), set(key, value)}` of promises) the server's
+// document, its revision and the pending writes are kept: a later follower on that storage shows them at once
+// (`target.reset(document, "restored")`), catches up by a diff and sends the writes. See ListFollower.
 
 /** A diff that does not fit the document it is applied to. */
 export class DiffError extends Error {
@@ -68,6 +81,21 @@ export class HTTPError extends Error {
     super(`HTTP ${status}`);
     this.name = "HTTPError";
     this.status = status;
+    this.body = body;
+  }
+}
+
+/**
+ * A write that cannot apply: its item, its anchor or its section is gone (`reason`: "item", "anchor", "section";
+ * "list" when the list itself is gone; "patch" for a raw JSON Patch the server could not apply). `write` is the write
+ * as `pendingWrites` showed it; `body` the server's problem when it answered one.
+ */
+export class ConflictError extends Error {
+  constructor(message, { reason, write = null, body = null } = {}) {
+    super(message);
+    this.name = "ConflictError";
+    this.reason = reason;
+    this.write = write;
     this.body = body;
   }
 }
@@ -238,6 +266,139 @@ export function performBatchDiff(diff, target) {
   if (i.updated?.length) call("reconfigureItems", i.updated);
 }
 
+/**
+ * The batch diff from document `from` to document `to`, found by section and item id: the diff the server would send
+ * between them (docs/api.md, The batch diff), UIKit-safe. Items come and go with their sections, an item that changes
+ * section moves, moves are as few as a longest increasing subsequence allows, updates are the items (and section
+ * headers) whose content differs, every list is sorted, and `counts` are set. `from` and `to` of the result are the
+ * documents' revisions (0 for a document without one). Pure: the documents are not modified.
+ */
+export function diffDocuments(from, to) {
+  const oldSections = from?.sections ?? [];
+  const newSections = to?.sections ?? [];
+  const sections = sectionChanges(oldSections, newSections);
+  return {
+    id: to?.id ?? from?.id ?? null,
+    from: from?.revision ?? 0,
+    to: to?.revision ?? 0,
+    sections: sections.diff,
+    items: itemChanges(oldSections, newSections, sections),
+    counts: { from: itemCounts(oldSections), to: itemCounts(newSections) },
+  };
+}
+
+const itemCounts = (sections) => sections.map((s) => (s.items ?? []).length);
+
+/** `{id: index}` of `entries` (sections or items) as a Map. */
+const indexByID = (entries) => new Map(entries.map((e, i) => [e.id, i]));
+
+/** A section's header: what `sections.updated` carries. */
+const sectionHeader = (s) => ({ id: s.id, title: s.title ?? null, indexTitle: s.indexTitle ?? null });
+
+/** JSON equality: objects compare without regard to key order. */
+function sameJSON(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => sameJSON(x, b[i]));
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJSON(a[k], b[k]));
+}
+
+/** Whether an item's content (`type`, `cell`, `model`; absent as null) differs. */
+const itemChanged = (a, b) =>
+  (a.type ?? null) !== (b.type ?? null) ||
+  (a.cell ?? null) !== (b.cell ?? null) ||
+  !sameJSON(a.model ?? null, b.model ?? null);
+
+const headerChanged = (a, b) =>
+  (a.title ?? null) !== (b.title ?? null) || (a.indexTitle ?? null) !== (b.indexTitle ?? null);
+
+/** The positions (a Set of indexes into `values`) of one longest strictly increasing subsequence of `values`. */
+function longestIncreasing(values) {
+  const tails = []; // tails[k]: the index of the smallest last value of an increasing run of length k + 1
+  const before = new Array(values.length).fill(-1);
+  values.forEach((v, i) => {
+    let lo = 0, hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[tails[mid]] < v) lo = mid + 1; else hi = mid;
+    }
+    if (lo > 0) before[i] = tails[lo - 1];
+    tails[lo] = i;
+  });
+  const run = new Set();
+  for (let i = tails.length ? tails[tails.length - 1] : -1; i >= 0; i = before[i]) run.add(i);
+  return run;
+}
+
+const byIndexPath = (a, b) => a[0] - b[0] || a[1] - b[1];
+
+// The sections part of diffDocuments, with what the items part needs: the old and new index of every section id and
+// the deleted (old) and inserted (new) indexes.
+function sectionChanges(oldSections, newSections) {
+  const oldAt = indexByID(oldSections);
+  const newAt = indexByID(newSections);
+  const deleted = [], inserted = [], moved = [], updated = [];
+  oldSections.forEach((s, i) => { if (!newAt.has(s.id)) deleted.push(i); });
+  newSections.forEach((s, j) => {
+    if (!oldAt.has(s.id)) inserted.push({ at: j, section: s });
+    else if (headerChanged(oldSections[oldAt.get(s.id)], s)) updated.push({ at: j, section: sectionHeader(s) });
+  });
+  const surviving = [];
+  oldSections.forEach((s, i) => { if (newAt.has(s.id)) surviving.push(i); });
+  const staying = longestIncreasing(surviving.map((i) => newAt.get(oldSections[i].id)));
+  surviving.forEach((i, k) => { if (!staying.has(k)) moved.push({ from: i, to: newAt.get(oldSections[i].id) }); });
+  moved.sort((a, b) => a.to - b.to);
+  return {
+    diff: { deleted, inserted, moved, updated },
+    oldAt,
+    deletedSet: new Set(deleted),
+    insertedSet: new Set(inserted.map((x) => x.at)),
+  };
+}
+
+/** `{itemID: [section, index]}` of `sections` as a Map. */
+function itemPaths(sections) {
+  const paths = new Map();
+  sections.forEach((s, si) => (s.items ?? []).forEach((item, ii) => paths.set(item.id, [si, ii])));
+  return paths;
+}
+
+// The items part of diffDocuments. An item leaves (deleted) when it is not in the new document or lands in an inserted
+// section, and comes (inserted) when it was not in the old one or comes from a deleted section; the others stay or
+// move: those that change section move, those of one section keep a longest increasing run in place.
+function itemChanges(oldSections, newSections, sections) {
+  const { oldAt, deletedSet, insertedSet } = sections;
+  const oldPaths = itemPaths(oldSections);
+  const newPaths = itemPaths(newSections);
+  const deleted = [], inserted = [], moved = [], updated = [];
+  oldSections.forEach((section, si) => {
+    if (deletedSet.has(si)) return;
+    (section.items ?? []).forEach((item, ii) => {
+      const at = newPaths.get(item.id);
+      if (!at || insertedSet.has(at[0])) deleted.push([si, ii]);
+    });
+  });
+  newSections.forEach((section, sj) => {
+    if (insertedSet.has(sj)) return;
+    const os = oldAt.get(section.id);
+    const stay = []; // [old index, new index] of the items this section held before too
+    (section.items ?? []).forEach((item, ij) => {
+      const at = oldPaths.get(item.id);
+      if (!at || deletedSet.has(at[0])) return void inserted.push({ at: [sj, ij], item });
+      if (itemChanged(oldSections[at[0]].items[at[1]], item)) updated.push({ at: [sj, ij], item });
+      if (at[0] === os) stay.push([at[1], ij]);
+      else moved.push({ from: [at[0], at[1]], to: [sj, ij] });
+    });
+    stay.sort((a, b) => a[0] - b[0]);
+    const kept = longestIncreasing(stay.map((pair) => pair[1]));
+    stay.forEach(([ii, ij], k) => { if (!kept.has(k)) moved.push({ from: [os, ii], to: [sj, ij] }); });
+  });
+  moved.sort((a, b) => byIndexPath(a.to, b.to));
+  return { deleted, inserted, moved, updated };
+}
+
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
     if (signal?.aborted) return resolve();
@@ -337,6 +498,13 @@ function withQuery(document, link, text) {
   if (!("query" in out)) out.query = query;
   return out;
 }
+
+/** Whether `error` is a request that got no answer: a network error (fetch's TypeError), an abort or a timeout. */
+const isNetworkError = (error) =>
+  error instanceof TypeError || error?.name === "AbortError" || error?.name === "TimeoutError";
+
+/** The state a follower is in while it retries after `error`. */
+const failedState = (error) => (isNetworkError(error) ? "offline" : "retrying");
 
 /** Capped exponential backoff with jitter: each delay is half the capped delay plus a random part of the other half. */
 class Backoff {
@@ -472,13 +640,14 @@ class Follower {
   /** Reports `error`, waits the next backoff delay (the list's own for a list's document, else the connection's). */
   async _retry(error, signal, list = null) {
     const ms = (list ? list.backoff : this._backoff).next();
-    this._retrying(list);
+    this._retrying(list, error);
     this.options.onError?.(error, ms, list ? list.id : this.listID ?? null);
     await sleep(ms, signal);
   }
 
-  _retrying() {
-    this._setState("retrying");
+  // "offline" while requests get no answer (network errors, timeouts), else "retrying".
+  _retrying(_list, error) {
+    this._setState(failedState(error));
   }
 
   /** Runs `attempt` until it returns (→ {value}) or `alive()` turns false (→ null), with backoff between failures. */
@@ -550,9 +719,44 @@ class Follower {
  * - `query`: a live query (`{where, sort, offset, limit, sections}`, or its JSON text; API.md "Live queries"): the
  *   follower then follows the query's result over the list instead of the whole list (`q` on the document, the
  *   polls and the event stream). `follower.setQuery(q)` changes it as a diff; `follower.query` is the one followed;
+ * - `writable`: true to write through the follower (below); `writeTimeout`: milliseconds a write waits for its answer
+ *   before it is sent again with the same key (default 20000);
+ * - `storage`: where the follower keeps the server's document, its revision and the pending writes, under the key
+ *   `listdelta:<listID>`: `indexedDBStorage(name)`, `memoryStorage()`, or any `{get(key), set(key, value)}` returning
+ *   promises (`get` gives undefined or null for a missing key; values are JSON);
  * - callbacks: `onLoad(document)`, `onDiff(diff, document)`, `onReset({reason, detail, from, document})`,
- *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "retrying" | "paused" | "stopped".
+ *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "offline" | "retrying" | "paused" |
+ *   "stopped" ("offline": a request got no answer, a network error or a timeout; "retrying": it got an error answer),
+ *   `onWrite({write, revision})` when a write is acknowledged and `onWrite({write, error})` when it is refused (also
+ *   for the writes a follower restored from storage, which have no promise).
  *   (Each callback also gets the list id as a last argument, as ManyListFollower's do.)
+ *
+ * Writes (`writable: true`; such a follower follows the whole list, not a query). Items are named by id, sections by
+ * id, and a place by `{section, after}`: `after` an item id (right after it), null (first in the section), or absent
+ * (last in the section); `section` may be left out when `after` names an item (its section then).
+ * - `insert(item, {section, after})`, `update(id, changes)` (`changes` holds any of `model`, `cell`, `type`, and
+ *   replaces those members of the item), `remove(id)`, `move(id, {section, after})`; `put(document)` replaces the
+ *   whole document and `patch(operations)` sends raw JSON Patch (RFC 6902) as given.
+ * - Each returns a promise that resolves with `{revision}` once the server acknowledged the write, and rejects with a
+ *   ConflictError when the write cannot apply (its item, its anchor or its section is gone; for `patch`, an operation
+ *   the server could not apply), or with an HTTPError when the server refuses it otherwise (a 422, a 403, a list fed by
+ *   a source). A refused write is rolled back: the target gets the diff that undoes it. A TypeError for bad arguments.
+ * - Optimistic: the target sees each write at once, as a batch like any other (checked counts, UIKit-safe).
+ *   `document` is the server's document (`confirmedDocument`) with the pending writes on top; each diff that comes is
+ *   applied to the server's document, the writes are applied again on top, and the target gets the diff from what it
+ *   showed to the result (computed by id with `diffDocuments`; the server's diff itself when no write is on top).
+ * - By id: a write goes out as one JSON Patch (PATCH, `application/json-patch+json`) built against the newest document
+ *   held, with `test` operations guarding the ids at the paths it uses. A failed guard (409) means the indexes moved:
+ *   the follower catches up (GET .../diff?from=R) and sends the write rebuilt, as a new request with a new
+ *   Idempotency-Key, after a backoff, until it applies or its item, anchor or section is gone.
+ * - Once: every write carries an `Idempotency-Key`; one whose answer was lost (network error, 5xx, `writeTimeout`) is
+ *   sent again with the same key, and the server answers a repeat with the first answer. A 409 whose problem names
+ *   `/Idempotency-Key` (the first still in flight) is sent again with the same key after its Retry-After.
+ * - In order: one request at a time, in the order the writes were made. `pendingWrites` lists them.
+ * - Offline: while requests get no answer the writes queue and the state is "offline". With `storage`, every change
+ *   is stored; `stop()` leaves the pending writes stored, and a follower made later on the same storage shows the
+ *   stored document with its writes at once (`target.reset(document, "restored")`, before any request), catches up
+ *   from its revision by a diff, and sends the writes (each again with its stored key and request, until refused).
  */
 export class ListFollower extends Follower {
   constructor(baseURL, listID, target = {}, options = {}) {
@@ -567,6 +771,12 @@ export class ListFollower extends Follower {
     this._stale = null; // {reason, detail}: the document is to be fetched again before following goes on
     this._changing = null; // the AbortController of a query change in flight
     this._changes = Promise.resolve(); // query changes, one after the other
+    this.writable = options.writable === true;
+    const local = this.writable || options.storage != null;
+    if (local && this._query !== null) throw new TypeError(WHOLE_LIST);
+    this._writes = local ? new WriteQueue(this) : null; // the writes on top of the server's document, and the storage
+    this._confirmed = null; // with _writes: the server's document (`document` is it with the writes on top)
+    this._confirmedAt = new Map(); // with _writes: recent server documents by revision (a diff may start from any)
   }
 
   get url() {
@@ -608,6 +818,7 @@ export class ListFollower extends Follower {
    * resolves to null): the document is loaded with it.
    */
   setQuery(query) {
+    if (this._writes) return Promise.reject(new TypeError(WHOLE_LIST));
     const change = () => this._changeQuery(query);
     const done = this._changes.then(change, change);
     this._changes = done.catch(() => {});
@@ -694,10 +905,235 @@ export class ListFollower extends Follower {
     return revert(this.baseURL, this.listID, to, { ifMatch: this.revision, token: this.options.token, ...options });
   }
 
+  /** The server's document as last heard of: `document` without the pending writes (the same without writes). */
+  get confirmedDocument() {
+    return this._writes ? this._confirmed : this.document;
+  }
+
+  /**
+   * The writes not yet acknowledged, in the order made, each as `{kind, key, ...}` with the members of its kind:
+   * insert `{item, section, after}`, update `{id, changes}`, remove `{id}`, move `{id, section, after}`, put
+   * `{document}`, patch `{operations}`; `key` is its current Idempotency-Key (null until it is first sent).
+   */
+  get pendingWrites() {
+    return this._writes?.pendingWrites() ?? [];
+  }
+
+  /** Inserts `item` (`{id, type, cell, model}`) at `{section, after}`; resolves with `{revision}` once acknowledged. */
+  insert(item, place = {}) {
+    return this._write(() => placedWrite("insert", { item: checkedItem(item) }, place));
+  }
+
+  /** Replaces the members `changes` holds (any of `model`, `cell`, `type`) of item `id`. */
+  update(id, changes) {
+    return this._write(() => ({ kind: "update", id: checkedID(id, "an item id"), changes: checkedChanges(changes) }));
+  }
+
+  /** Removes item `id`. */
+  remove(id) {
+    return this._write(() => ({ kind: "remove", id: checkedID(id, "an item id") }));
+  }
+
+  /** Moves item `id` to `{section, after}`. */
+  move(id, place = {}) {
+    return this._write(() => {
+      const write = placedWrite("move", { id: checkedID(id, "an item id") }, place);
+      if (write.after === write.id) throw new TypeError("an item cannot move after itself");
+      return write;
+    });
+  }
+
+  /** Replaces the whole document (a PUT; the short `{kind: "array", title, items}` form too). */
+  put(document) {
+    return this._write(() => {
+      if (!isObject(document)) throw new TypeError("put() takes a document object");
+      return { kind: "put", document: jsonCopy(document) };
+    });
+  }
+
+  /** Sends `operations` (RFC 6902 JSON Patch) as they are; a ConflictError when the server cannot apply them. */
+  patch(operations) {
+    return this._write(() => {
+      if (!Array.isArray(operations)) throw new TypeError("patch() takes an array of JSON Patch operations");
+      return { kind: "patch", operations: jsonCopy(operations) };
+    });
+  }
+
+  /** Loads (or restores from `storage`) and starts following and sending writes; resolves with the first document. */
+  start() {
+    const ready = super.start();
+    this._writes?.kick();
+    return ready;
+  }
+
+  /** Stops following for good (and sending writes: with `storage` they stay stored for the next follower). */
+  stop() {
+    super.stop();
+    this._writes?.halt();
+  }
+
+  // Queues the write `make()` builds (a TypeError for bad arguments rejects the promise).
+  _write(make) {
+    if (!this.writable) return Promise.reject(new TypeError("this follower was not made with {writable: true}"));
+    let write;
+    try {
+      write = make();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this._writes.add(write);
+  }
+
+  // Holds `document` as the server's; returns what is shown: it with the writes on top.
+  _confirm(document, save = true) {
+    this._confirmed = document;
+    this._remember(document);
+    this._writes.reached(document.revision);
+    if (save) this._writes.save();
+    return this._writes.overlay(document);
+  }
+
+  // Keeps the last 16 server documents by revision, for diffs that start from one the follower has moved past.
+  _remember(document) {
+    this._confirmedAt.set(document.revision, document);
+    if (this._confirmedAt.size > 16) this._confirmedAt.delete(this._confirmedAt.keys().next().value);
+  }
+
+  /**
+   * With writes: applies a server diff to the server's document it starts from (the one held, or a recent one: a
+   * write's answer or a catch-up may have moved the follower on meanwhile), then shows the result with the writes on
+   * top. A diff the follower holds already is dropped. Null when done, else why the document must be fetched again.
+   */
+  _accept(diff) {
+    if (Number.isInteger(diff.to) && diff.to <= this.revision) return null;
+    const base = diff.from === this.revision ? this._confirmed : this._confirmedAt.get(diff.from);
+    if (!base) return { reason: "mismatch", detail: `diff from ${diff.from}, holding ${this.revision}` };
+    let next;
+    try {
+      next = applyBatchDiff(base, diff);
+    } catch (error) {
+      return { reason: "check", detail: error.message };
+    }
+    this._confirmed = next;
+    this.revision = next.revision;
+    this._remember(next);
+    this._writes.reached(next.revision);
+    this._render(diff, base);
+    this._writes.save();
+    return null;
+  }
+
+  /**
+   * Shows the server's document with the writes on top. The target gets the diff from what it showed: `serverDiff`
+   * itself when no write is on top before or after (`base` being the document it applies to), else one computed by
+   * id. A target that throws is reset with the document (`target.reset(document, "target")`).
+   */
+  _render(serverDiff = null, base = null) {
+    if (this._confirmed === null) return; // nothing is shown yet: the document comes with the writes on top
+    const before = this.document;
+    const shown = this._writes.overlay(this._confirmed);
+    this.document = shown;
+    if (before === null) return;
+    const plain = serverDiff !== null && before === base && shown === this._confirmed;
+    const diff = plain ? serverDiff : diffDocuments(before, shown);
+    // A computed diff that changes nothing (a write's own answer, say) is not handed on.
+    if (!plain && diffSize(diff) === 0) return;
+    try {
+      checkCounts(before, diff);
+      this.lastDiff = diff;
+      performBatchDiff(diff, this.target);
+    } catch (error) {
+      this._resetTarget("target", String(error?.message ?? error));
+      return;
+    }
+    this.options.onDiff?.(diff, shown, this.listID);
+  }
+
+  // A write got its answer: no longer "offline" or "retrying".
+  _online() {
+    if (this.state === "offline" || this.state === "retrying") this._setState(this._paused ? "paused" : "live");
+  }
+
+  // Draws the whole document on a target that failed a batch.
+  _resetTarget(reason, detail) {
+    this.lastDiff = null;
+    this.resets += 1;
+    try {
+      this.target?.reset?.(this.document, reason);
+    } catch (error) {
+      this.options.onError?.(error, 0, this.listID);
+    }
+    this.options.onReset?.({ reason, detail, from: this.revision, document: this.document }, this.listID);
+  }
+
+  /**
+   * Brings the server's document to the list's current revision with one diff (GET .../diff?from=R, answered at once;
+   * the document again on a 410 or a diff that does not fit). Throws an HTTPError for other answers (404: no list).
+   */
+  async _catchUp(signal) {
+    const res = await this._get(`${this.url}/diff?from=${this.revision}`, { signal });
+    if (res.status === 410) return this._refetch(signal, "gone", `revision ${this.revision} is gone`);
+    if (!res.ok) throw new HTTPError(res.status, await res.json().catch(() => null));
+    const diff = await res.json();
+    if (signal.aborted || (diff.from === diff.to && diffSize(diff) === 0)) return;
+    const failure = this._accept(diff);
+    if (failure) await this._refetch(signal, failure.reason, failure.detail);
+  }
+
+  async _refetch(signal, reason, detail) {
+    const document = await this._getDocument(this._documentURL(), signal);
+    if (!signal.aborted) this._take(document, reason, detail);
+  }
+
+  /**
+   * Sends a write's request with its Idempotency-Key; resolves to the answer `{status, ok, headers, body}` (body: the
+   * JSON, or null). Throws when no answer came (a network error, `writeTimeout`, `signal`) or a 2xx answer's body was
+   * lost: the same request is then sent again with the same key.
+   */
+  async _sendWrite(entry, signal) {
+    const { method, body } = entry.request;
+    const headers = {
+      Accept: "application/json",
+      ...(this.options.headers ?? {}),
+      "Content-Type": method === "PATCH" ? "application/json-patch+json" : "application/json",
+      "Idempotency-Key": entry.key,
+    };
+    const payload = JSON.stringify(body);
+    const timeout = new AbortController();
+    const stop = () => timeout.abort(signal.reason);
+    if (signal.aborted) stop();
+    signal.addEventListener("abort", stop, { once: true });
+    const late = new DOMException("the write got no answer in time", "TimeoutError");
+    const timer = setTimeout(() => timeout.abort(late), this.options.writeTimeout ?? 20000);
+    try {
+      const init = { method, body: payload, signal: timeout.signal, cache: "no-store" };
+      const send = (auth) => this._fetch(this.url, { ...init, headers: { ...headers, ...auth } });
+      const res = await withToken(this.options.token, send, timeout.signal);
+      const text = await res.text();
+      let parsed = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // Not JSON: an answer the follower does not read (a proxy's error page).
+      }
+      if (res.ok && parsed === null) throw new TypeError("the write's answer was lost");
+      return { status: res.status, ok: res.ok, headers: res.headers, body: parsed };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", stop);
+    }
+  }
+
   async _run() {
     const signal = this._begin();
     const alive = () => this._alive(signal);
     try {
+      if (this.document === null && this._writes) {
+        // What the storage keeps is shown before any request.
+        const stored = await this._writes.restore();
+        if (!alive()) return;
+        if (stored && this.document === null) this._take(stored, "restored");
+      }
       if (this.document === null) {
         if (!(await this._load(signal, "initial"))) return;
       } else if (this._stale) {
@@ -767,6 +1203,10 @@ export class ListFollower extends Follower {
   // Applies `diff` and drives the target; false (with this._failure) when it has to reset instead.
   _applyOrReset(diff) {
     if (diff.from === diff.to && diffSize(diff) === 0) return true; // a long poll that timed out
+    if (this._writes) {
+      this._failure = this._accept(diff);
+      return !this._failure;
+    }
     this._failure = advance(this, diff);
     if (this._failure) return false;
     this.options.onDiff?.(diff, this.document, this.listID);
@@ -788,21 +1228,24 @@ export class ListFollower extends Follower {
   }
 
   // Holds `document`, fetched whole: the target and the callbacks are told.
+  // With writes, `document` is the server's: what is shown is it with the writes on top.
   _take(document, reason, detail) {
     const from = this.revision;
     this._stale = null;
-    this.document = document;
+    const shown = this._writes ? this._confirm(document, reason !== "restored") : document;
+    this.document = shown;
     this.revision = document.revision;
     this.lastDiff = null;
-    this.target?.reset?.(document, reason);
-    if (reason === "initial") {
-      this.options.onLoad?.(document, this.listID);
+    this.target?.reset?.(shown, reason);
+    if (reason === "initial" || reason === "restored") {
+      this.options.onLoad?.(shown, this.listID);
     } else {
       this.resets += 1;
-      this.options.onReset?.({ reason, detail, from, document }, this.listID);
+      this.options.onReset?.({ reason, detail, from, document: shown }, this.listID);
     }
-    this._resolveReady?.(document);
+    this._resolveReady?.(shown);
     this._resolveReady = null;
+    this._writes?.kick();
   }
 
   _openEvents(signal) {
@@ -851,13 +1294,13 @@ export class ListFollower extends Follower {
  *   reconnects without it. The other lists keep their documents: the new connection asks from their revisions.
  * - Network errors and failed requests are retried with capped exponential backoff and jitter, as ListFollower's.
  *
- * `options` are ListFollower's; every callback gets the list id as its last argument: `onLoad(document, id)`,
- * `onDiff(diff, document, id)`, `onReset({id, reason, detail, from, document}, id)` with reason "deleted" (reset to
- * 0), "event" (event stream) or "gone" (long poll) for a reset, "check", "mismatch" or "target" for a diff that did
- * not fit, `onError(error, retryInMs, id)` (id null for the connection), `onState(state, id)` for each list
- * ("loading" or "retrying" while its document is fetched, else the connection's state) and with id null for the
- * connection itself. `follower.get(id)` is a list's `{id, document, revision, lastDiff, state, resets}`;
- * `follower.documents` maps ids to documents.
+ * `options` are ListFollower's (but `query`, `writable` and `storage`: it only reads whole lists); every callback gets
+ * the list id as its last argument: `onLoad(document, id)`, `onDiff(diff, document, id)`, `onReset({id, reason,
+ * detail, from, document}, id)` with reason "deleted" (reset to 0), "event" (event stream) or "gone" (long poll) for
+ * a reset, "check", "mismatch" or "target" for a diff that did not fit, `onError(error, retryInMs, id)` (id null for
+ * the connection), `onState(state, id)` for each list ("loading", "offline" or "retrying" while its document is
+ * fetched, else the connection's state) and with id null for the connection itself. `follower.get(id)` is a list's
+ * `{id, document, revision, lastDiff, state, resets}`; `follower.documents` maps ids to documents.
  */
 export class ManyListFollower extends Follower {
   constructor(baseURL, targets = {}, options = {}) {
@@ -935,9 +1378,9 @@ export class ManyListFollower extends Follower {
     for (const list of this.lists.values()) this._syncList(list);
   }
 
-  _retrying(list) {
-    if (!list) return super._retrying();
-    list.loadState = "retrying";
+  _retrying(list, error) {
+    if (!list) return super._retrying(list, error);
+    list.loadState = failedState(error);
     this._syncList(list);
   }
 
@@ -1231,4 +1674,716 @@ export function followMany(baseURL, targets, options) {
   const follower = new ManyListFollower(baseURL, targets, options);
   follower.start();
   return follower;
+}
+
+// ---- Writes: a writable follower's queue, the patches it sends, the storages it keeps them in ----
+
+/**
+ * A writable follower's writes: those not yet acknowledged (`pending`, in the order made, the first one being sent)
+ * and those acknowledged at a revision the follower has not reached yet (`acked`, shown on top until it does); the
+ * loop that sends them one at a time; and the storage that keeps them with the server's document.
+ */
+class WriteQueue {
+  constructor(follower) {
+    this.follower = follower;
+    this.pending = []; // {write, key, request, resolve, reject}: `request` ({method, body}) is what `key` was sent with
+    this.acked = []; // {write, revision}
+    this.backoff = new Backoff(follower.backoff);
+    this.storage = follower.options.storage ?? null;
+    this.storageKey = `listdelta:${follower.listID}`;
+    this.restoring = null; // the promise of the stored document
+    this.restored = this.storage === null; // nothing is stored before what the storage holds has been read
+    this.catchUpFirst = false; // after a restore: catch up before the first write is sent
+    this.abort = null; // the sending loop's AbortController
+    this.sending = false;
+    this.saveWanted = false;
+    this.saving = null; // the promise of the storing loop
+  }
+
+  /** `document` with the writes on top, in order; one that cannot apply (what it names is gone) is left out. */
+  overlay(document) {
+    let shown = document;
+    for (const { write } of [...this.acked, ...this.pending]) shown = applyWrite(shown, write) ?? shown;
+    return shown;
+  }
+
+  /** The follower holds `revision`: the writes acknowledged at it or before are in the server's document. */
+  reached(revision) {
+    if (this.acked.length) this.acked = this.acked.filter((a) => a.revision > revision);
+  }
+
+  pendingWrites() {
+    return this.pending.map(describe);
+  }
+
+  /** Queues `write`, shows it, stores it and sends it in its turn; resolves or rejects with its outcome. */
+  add(write) {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ write, key: null, request: null, resolve, reject });
+      this.follower._render();
+      this.save();
+      this.kick();
+    });
+  }
+
+  /** Starts the sending loop unless it runs, the follower is stopped or has no document yet, or nothing is pending. */
+  kick() {
+    const f = this.follower;
+    if (this.sending || !f._running || f._confirmed === null || !this.pending.length) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.sending = true;
+    this.run(abort.signal).finally(() => {
+      this.sending = false;
+      if (this.abort === abort) this.abort = null;
+      this.kick(); // writes made meanwhile, or a start() after a stop()
+    });
+  }
+
+  /** Stops sending: the write in flight is given up (the next loop sends it again, with its key). */
+  halt() {
+    this.abort?.abort();
+  }
+
+  async run(signal) {
+    while (this.pending.length && !signal.aborted) {
+      const entry = this.pending[0];
+      const outcome = await this.deliver(entry, signal);
+      if (!outcome || signal.aborted) return;
+      this.settle(entry, outcome);
+    }
+  }
+
+  /**
+   * Sends `entry` until it is acknowledged (`{revision, body}`) or refused (`{error}`); null when `signal` aborts.
+   * A lost answer sends the same request with the same key again; a failed guard rebuilds it with a new key.
+   */
+  async deliver(entry, signal) {
+    const f = this.follower;
+    let fresh = false; // the server's document was brought up to date for this write
+    while (!signal.aborted) {
+      try {
+        if (this.catchUpFirst) {
+          await f._catchUp(signal);
+          this.catchUpFirst = false;
+          fresh = true;
+        }
+        if (!entry.request) {
+          await this.reach(signal);
+          const plan = requestFor(entry.write, f._confirmed);
+          if (plan.conflict && !fresh) {
+            // Gone from what the follower holds: it may be behind. Ask, then decide.
+            await f._catchUp(signal);
+            fresh = true;
+            continue;
+          }
+          if (plan.conflict) return { error: conflictError(describe(entry), plan.conflict) };
+          entry.request = plan.request;
+          entry.key = newKey();
+          await this.save(); // the key is stored before it is sent
+          if (signal.aborted) return null;
+        }
+        const verdict = this.judge(entry, await f._sendWrite(entry, signal));
+        if (verdict.again !== undefined) {
+          if (verdict.error) await this.retry(verdict.error, signal, verdict.again ?? undefined);
+          else await sleep(verdict.again, signal);
+        } else if (verdict.rebuild) {
+          entry.request = null;
+          entry.key = null;
+          this.save();
+          await sleep(this.backoff.next(), signal);
+          if (signal.aborted) return null;
+          await f._catchUp(signal);
+          fresh = true;
+        } else {
+          this.backoff.reset();
+          f._online();
+          return verdict;
+        }
+      } catch (error) {
+        if (signal.aborted) return null;
+        if (error instanceof HTTPError && error.status === 404) {
+          return { error: conflictError(describe(entry), "list", error.body) }; // the list is gone (a catch-up found)
+        }
+        await this.retry(error, signal);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What an answer to `entry` means: `{revision, body}` (acknowledged), `{error}` (refused), `{again: ms, error}` (send
+   * it again with the same key: no answer kept, or the first is still in flight) or `{rebuild: true}` (a guard failed).
+   */
+  judge(entry, { status, ok, headers, body }) {
+    if (ok) return { revision: body?.revision, body };
+    const problem = body && typeof body === "object" ? body : {};
+    if (status === 409 && problem.pointer === "/Idempotency-Key") return { again: retryAfter(headers) ?? 1000 };
+    if (status >= 500 || status === 408 || status === 429) {
+      return { again: retryAfter(headers), error: new HTTPError(status, body) };
+    }
+    const kind = entry.write.kind;
+    if (status === 409 && failedOperation(problem) && kind !== "put") {
+      if (kind === "patch") return { error: conflictError(describe(entry), "patch", body) };
+      return { rebuild: true };
+    }
+    if (status === 404) return { error: conflictError(describe(entry), "list", body) };
+    return { error: new HTTPError(status, body) };
+  }
+
+  /** Catches up until the server's document holds every acknowledged write (a write is built against it). */
+  async reach(signal) {
+    while (this.acked.length && !signal.aborted) {
+      await this.follower._catchUp(signal);
+      if (this.acked.length && !signal.aborted) await sleep(this.backoff.next(), signal);
+    }
+  }
+
+  /** Reports `error` (the state turns "offline" or "retrying") and waits `ms` (default: the next backoff delay). */
+  async retry(error, signal, ms = this.backoff.next()) {
+    const f = this.follower;
+    f._retrying(null, error);
+    f.options.onError?.(error, ms, f.listID);
+    await sleep(ms, signal);
+  }
+
+  /** The first write's outcome: it leaves the queue; the target gets the rollback, or the server's answer. */
+  settle(entry, outcome) {
+    const f = this.follower;
+    this.pending.shift();
+    if (outcome.error) {
+      f._render();
+      entry.reject(outcome.error);
+      f.options.onWrite?.({ write: describe(entry), error: outcome.error }, f.listID);
+    } else {
+      const { revision, body } = outcome;
+      if (Number.isInteger(revision) && revision > f.revision) this.acked.push({ write: entry.write, revision });
+      const diff = body?.diff;
+      // The answer's diff, when it fits what the follower holds; else the polls bring the revision.
+      if (diff && Number.isInteger(diff.from) && Number.isInteger(diff.to)) f._accept(diff);
+      f._render();
+      entry.resolve({ revision });
+      f.options.onWrite?.({ write: describe(entry), revision }, f.listID);
+    }
+    this.save();
+  }
+
+  /** Reads what the storage keeps, once: its writes go before those made since; resolves to its document, or null. */
+  restore() {
+    this.restoring ??= this.read();
+    return this.restoring;
+  }
+
+  async read() {
+    let stored = null;
+    try {
+      stored = this.storage ? await this.storage.get(this.storageKey) : null;
+    } catch (error) {
+      this.follower.options.onError?.(error, 0, this.follower.listID);
+    }
+    this.restored = true;
+    if (!stored || stored.version !== 1) return null;
+    const document = stored.document;
+    const usable = document && Array.isArray(document.sections) && Number.isInteger(document.revision);
+    const pending = (stored.pending ?? []).map(({ key = null, request = null, ...write }) =>
+      ({ write, key, request, resolve: () => {}, reject: () => {} }));
+    this.pending = [...pending, ...this.pending];
+    if (usable) this.acked = (stored.acknowledged ?? []).map(({ revision, ...write }) => ({ write, revision }));
+    this.catchUpFirst = Boolean(usable);
+    this.save();
+    return usable ? document : null;
+  }
+
+  /** What is stored: the server's document, its revision, the pending writes (key and request too), the acknowledged. */
+  snapshot() {
+    const document = this.follower._confirmed;
+    return {
+      version: 1,
+      listID: this.follower.listID,
+      revision: document?.revision ?? null,
+      document,
+      pending: this.pending.map(({ write, key, request }) => ({ ...write, key, request })),
+      acknowledged: this.acked.map(({ write, revision }) => ({ ...write, revision })),
+    };
+  }
+
+  /** Stores the newest state (one `set` at a time; calls meanwhile are folded into the next); resolves once stored. */
+  save() {
+    if (!this.storage || !this.restored) return Promise.resolve();
+    this.saveWanted = true;
+    this.saving ??= this.store();
+    return this.saving;
+  }
+
+  async store() {
+    await null; // the changes of this turn go into one `set`
+    while (this.saveWanted) {
+      this.saveWanted = false;
+      try {
+        await this.storage.set(this.storageKey, this.snapshot());
+      } catch (error) {
+        this.follower.options.onError?.(error, 0, this.follower.listID);
+      }
+    }
+    this.saving = null;
+  }
+}
+
+/** A pending write as `pendingWrites` and ConflictError show it: its intent and its current key. */
+const describe = ({ write, key }) => ({ ...jsonCopy(write), key });
+
+const WHOLE_LIST = "a writable follower, or one with storage, follows the whole list: no query";
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A JSON copy of `value` (what storage keeps; the caller's object is not shared). */
+const jsonCopy = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+
+/** A fresh Idempotency-Key: a random UUID (hex of 16 random bytes where randomUUID is missing). */
+function newKey() {
+  const c = globalThis.crypto;
+  if (typeof c?.randomUUID === "function") return c.randomUUID();
+  const bytes = new Uint8Array(16);
+  if (typeof c?.getRandomValues === "function") c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Milliseconds a `Retry-After` field (seconds or an HTTP date) asks to wait, at most a minute; null without one. */
+function retryAfter(headers) {
+  const field = headers?.get?.("Retry-After");
+  if (field == null || field === "") return null;
+  const seconds = Number(field);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(field) - Date.now();
+  return Number.isFinite(ms) ? Math.min(60000, Math.max(0, ms)) : null;
+}
+
+/** Whether a 409's problem is a JSON Patch operation that could not apply (a failed `test`, a missing path). */
+const failedOperation = (problem) => Number.isInteger(problem.operation) || typeof problem.op === "string";
+
+function conflictError(write, reason, body = null) {
+  const what = { item: `item "${write.id}"`, anchor: `item "${write.after}"`, section: `section "${write.section}"`,
+    list: "the list", patch: "what the patch names" }[reason];
+  return new ConflictError(`the ${write.kind} cannot apply: ${what} is gone`, { reason, write, body });
+}
+
+function checkedID(value, what) {
+  if (typeof value !== "string" || value === "") throw new TypeError(`not ${what}: ${JSON.stringify(value)}`);
+  return value;
+}
+
+function checkedItem(item) {
+  if (!isObject(item)) throw new TypeError("insert() takes an item object");
+  checkedID(item.id, "an item id");
+  return jsonCopy(item);
+}
+
+const ITEM_MEMBERS = ["model", "cell", "type"];
+
+function checkedChanges(changes) {
+  if (!isObject(changes)) throw new TypeError("update() takes {model, cell, type}");
+  const out = {};
+  for (const [name, value] of Object.entries(changes)) {
+    if (!ITEM_MEMBERS.includes(name)) throw new TypeError(`update() changes model, cell and type, not ${name}`);
+    if (value !== undefined) out[name] = jsonCopy(value);
+  }
+  return out;
+}
+
+/** A write with a place: `{kind, ...fields, section, after}` from `place` (`{section, after}`, as the docs say). */
+function placedWrite(kind, fields, place) {
+  if (!place || typeof place !== "object") throw new TypeError(`${kind}() takes a place {section, after}`);
+  const write = { kind, ...fields };
+  if (place.section != null) write.section = checkedID(place.section, "a section id");
+  if (place.after !== undefined) write.after = place.after === null ? null : checkedID(place.after, "an item id");
+  if (write.section === undefined && typeof write.after !== "string") {
+    throw new TypeError(`${kind}() needs a section, or an item to go after`);
+  }
+  return write;
+}
+
+/** Where item `id` is in `sections`: [section, index], or null. */
+function findItem(sections, id) {
+  for (let s = 0; s < sections.length; s++) {
+    const i = (sections[s].items ?? []).findIndex((item) => item.id === id);
+    if (i >= 0) return [s, i];
+  }
+  return null;
+}
+
+/**
+ * Where a write's `{section, after}` is in `sections`: `{section, where: "last" | "first"}`, `{section, where:
+ * "after", anchor}` (indexes), or `{conflict: "section" | "anchor"}` when it is gone (an anchor in another section
+ * than the one named is gone from it).
+ */
+function placeIn(sections, write) {
+  let section = null;
+  if (write.section !== undefined) {
+    section = sections.findIndex((s) => s.id === write.section);
+    if (section < 0) return { conflict: "section" };
+  }
+  if (write.after === undefined) return { section, where: "last" };
+  if (write.after === null) return { section, where: "first" };
+  const at = findItem(sections, write.after);
+  if (!at || (section !== null && at[0] !== section)) return { conflict: "anchor" };
+  return { section: at[0], where: "after", anchor: at[1] };
+}
+
+/** The index an item takes at `place` in a section of `count` items. */
+const placeIndex = (place, count) => (place.where === "last" ? count : place.where === "first" ? 0 : place.anchor + 1);
+
+/** `document` with the items of section `s` of `sections` replaced. */
+function withItems(document, sections, s, items) {
+  const copy = [...sections];
+  copy[s] = { ...sections[s], items };
+  return { ...document, sections: copy };
+}
+
+/** `sections` without the item at `[s, i]`. */
+function withoutItem(sections, [s, i]) {
+  const copy = [...sections];
+  copy[s] = { ...sections[s], items: sections[s].items.filter((_, k) => k !== i) };
+  return copy;
+}
+
+/** `document` with `item` placed as `write` says in `sections`, or null when its place is gone. */
+function placed(document, sections, item, write) {
+  const place = placeIn(sections, write);
+  if (place.conflict) return null;
+  const items = [...(sections[place.section].items ?? [])];
+  items.splice(placeIndex(place, items.length), 0, item);
+  return withItems(document, sections, place.section, items);
+}
+
+/** An item as the server stores it: `cell` from `cells[type]` when absent (else null), `model` null when absent. */
+function storedItem(item, cells) {
+  const out = { id: item.id };
+  if (item.type !== undefined) out.type = item.type;
+  const registered = item.type != null && cells && Object.hasOwn(cells, item.type) ? cells[item.type] : null;
+  out.cell = item.cell !== undefined ? item.cell : registered;
+  out.model = item.model === undefined ? null : item.model;
+  return out;
+}
+
+/** The document a PUT of `body` makes (the short array form as one section `main`); `id` and `revision` are kept. */
+function putDocument(current, body) {
+  const short = !Array.isArray(body.sections) && Array.isArray(body.items);
+  const sections = short
+    ? [{ id: "main", title: body.title ?? null, indexTitle: body.title ? [...body.title][0] : null, items: body.items }]
+    : body.sections ?? [];
+  const out = { id: current.id, kind: body.kind ?? (short ? "array" : "sections"), revision: current.revision };
+  if (body.cells !== undefined) out.cells = body.cells;
+  out.sections = sections.map((s) => ({
+    id: s.id, title: s.title ?? null, indexTitle: s.indexTitle ?? null,
+    items: (s.items ?? []).map((item) => storedItem(item, body.cells)),
+  }));
+  return out;
+}
+
+/** `document` with `write` applied by id (what is shown before the server has it), or null when it cannot apply. */
+function applyWrite(document, write) {
+  const sections = document.sections ?? [];
+  const at = write.id === undefined ? null : findItem(sections, write.id);
+  switch (write.kind) {
+    case "insert":
+      if (findItem(sections, write.item.id)) return null;
+      return placed(document, sections, storedItem(write.item, document.cells), write);
+    case "move":
+      return at && placed(document, withoutItem(sections, at), sections[at[0]].items[at[1]], write);
+    case "update": {
+      if (!at) return null;
+      const items = [...sections[at[0]].items];
+      items[at[1]] = { ...items[at[1]], ...write.changes };
+      return withItems(document, sections, at[0], items);
+    }
+    case "remove":
+      return at && { ...document, sections: withoutItem(sections, at) };
+    case "put":
+      return putDocument(document, write.document);
+    case "patch":
+      try {
+        return { ...applyJSONPatch(document, write.operations), id: document.id, revision: document.revision };
+      } catch {
+        return null;
+      }
+    default:
+      return null;
+  }
+}
+
+/** The request that sends `write` against `document`: `{request: {method, body}}`, or `{conflict}` (what is gone). */
+function requestFor(write, document) {
+  if (write.kind === "put") return { request: { method: "PUT", body: write.document } };
+  if (write.kind === "patch") return { request: { method: "PATCH", body: write.operations } };
+  const plan = guardedPatch(document.sections ?? [], write);
+  return plan.conflict ? plan : { request: { method: "PATCH", body: plan.operations } };
+}
+
+const test = (path, value) => ({ op: "test", path, value });
+const itemPath = ([s, i]) => `/sections/${s}/items/${i}`;
+
+/** `test`s of the section id at `place` and, for "after", of its anchor's id (indexes of `sections`). */
+function placeGuards(sections, place, anchor = place.anchor) {
+  const s = place.section;
+  const guards = [test(`/sections/${s}/id`, sections[s].id)];
+  if (place.where === "after") guards.push(test(`${itemPath([s, anchor])}/id`, sections[s].items[anchor].id));
+  return guards;
+}
+
+/** The `path` of an item added at `place` ("-" for last: the end whatever was added meanwhile). */
+const placePath = (place) => `/sections/${place.section}/items/${place.where === "last" ? "-" : placeIndex(place, 0)}`;
+
+/**
+ * The JSON Patch of an id-based write against `sections`: `test` operations guard the ids at the paths it uses (its
+ * item, its section, its anchor), then the change. `{operations}`, or `{conflict: "item" | "anchor" | "section"}`.
+ */
+function guardedPatch(sections, write) {
+  if (write.kind === "insert") {
+    const place = placeIn(sections, write);
+    if (place.conflict) return place;
+    return { operations: [...placeGuards(sections, place), { op: "add", path: placePath(place), value: write.item }] };
+  }
+  const at = findItem(sections, write.id);
+  if (!at) return { conflict: "item" };
+  const guard = test(`${itemPath(at)}/id`, write.id);
+  switch (write.kind) {
+    case "remove":
+      return { operations: [guard, { op: "remove", path: itemPath(at) }] };
+    case "update":
+      // `add` sets an object member whether it is there or not (`replace` needs it there).
+      const set = ([name, value]) => ({ op: "add", path: `${itemPath(at)}/${name}`, value });
+      const sets = Object.entries(write.changes).map(set);
+      return { operations: [guard, ...sets] };
+    case "move": {
+      // `path` counts without the item (RFC 6902: a move is a remove, then an add); the guards count with it.
+      const place = placeIn(withoutItem(sections, at), write);
+      if (place.conflict) return place;
+      const shifted = place.where === "after" && place.section === at[0] && place.anchor >= at[1];
+      const anchor = shifted ? place.anchor + 1 : place.anchor;
+      const move = { op: "move", from: itemPath(at), path: placePath(place) };
+      return { operations: [guard, ...placeGuards(sections, place, anchor), move] };
+    }
+    default:
+      throw new TypeError(`unknown write ${write.kind}`);
+  }
+}
+
+/** The tokens of a JSON Pointer (RFC 6901). */
+function pointerTokens(pointer) {
+  if (pointer === "") return [];
+  if (typeof pointer !== "string" || !pointer.startsWith("/")) throw new Error(`not a JSON pointer: ${pointer}`);
+  return pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function arrayIndex(token, limit) {
+  if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= limit) throw new Error(`no index ${token}`);
+  return Number(token);
+}
+
+function pointed(doc, tokens) {
+  let value = doc;
+  for (const t of tokens) {
+    if (Array.isArray(value)) value = value[arrayIndex(t, value.length)];
+    else if (value && typeof value === "object" && Object.hasOwn(value, t)) value = value[t];
+    else throw new Error(`nothing at /${tokens.join("/")}`);
+  }
+  return value;
+}
+
+// `doc` with `value` added at `tokens` (in place; the root is replaced).
+function patchAdd(doc, tokens, value) {
+  if (!tokens.length) return value;
+  const parent = pointed(doc, tokens.slice(0, -1));
+  const last = tokens[tokens.length - 1];
+  if (Array.isArray(parent)) {
+    parent.splice(last === "-" ? parent.length : arrayIndex(last, parent.length + 1), 0, value);
+  } else if (isObject(parent)) {
+    parent[last] = value;
+  } else {
+    throw new Error(`cannot add at /${tokens.join("/")}`);
+  }
+  return doc;
+}
+
+// Removes the value at `tokens` (in place) and returns it.
+function patchRemove(doc, tokens) {
+  if (!tokens.length) throw new Error("cannot remove the whole document");
+  const parent = pointed(doc, tokens.slice(0, -1));
+  const last = tokens[tokens.length - 1];
+  if (Array.isArray(parent)) return parent.splice(arrayIndex(last, parent.length), 1)[0];
+  if (!isObject(parent) || !Object.hasOwn(parent, last)) throw new Error(`nothing at /${tokens.join("/")}`);
+  const value = parent[last];
+  delete parent[last];
+  return value;
+}
+
+/** A copy of `document` with the RFC 6902 `operations` applied; throws an Error when one cannot apply. */
+function applyJSONPatch(document, operations) {
+  let doc = jsonCopy(document);
+  for (const op of operations) {
+    const path = pointerTokens(op.path);
+    switch (op.op) {
+      case "add":
+        doc = patchAdd(doc, path, jsonCopy(op.value));
+        break;
+      case "remove":
+        patchRemove(doc, path);
+        break;
+      case "replace":
+        if (path.length) patchRemove(doc, path);
+        doc = patchAdd(doc, path, jsonCopy(op.value));
+        break;
+      case "move":
+        doc = patchAdd(doc, path, patchRemove(doc, pointerTokens(op.from)));
+        break;
+      case "copy":
+        doc = patchAdd(doc, path, jsonCopy(pointed(doc, pointerTokens(op.from))));
+        break;
+      case "test":
+        if (!sameJSON(pointed(doc, path), op.value)) throw new Error(`test of ${op.path} failed`);
+        break;
+      default:
+        throw new Error(`unknown JSON Patch operation ${op.op}`);
+    }
+  }
+  return doc;
+}
+
+/**
+ * A storage for a follower's document and writes (`options.storage`) that lives as long as the page: for tests, and
+ * for several followers of one page in turn. Values are kept as JSON text.
+ */
+export function memoryStorage() {
+  const values = new Map();
+  return {
+    async get(key) {
+      return values.has(key) ? JSON.parse(values.get(key)) : undefined;
+    },
+    async set(key, value) {
+      values.set(key, JSON.stringify(value));
+    },
+  };
+}
+
+/**
+ * A storage in the browser's IndexedDB (`options.storage`): database `name` (default "listdelta"), one object store
+ * `values` of the followers' states by key. It outlives the page: a follower made after a reload finds its writes.
+ */
+export function indexedDBStorage(name = "listdelta") {
+  let opening = null;
+  const open = () =>
+    (opening ??= new Promise((resolve, reject) => {
+      const request = globalThis.indexedDB.open(name, 1);
+      request.onupgradeneeded = () => request.result.createObjectStore("values");
+      request.onsuccess = () => {
+        const db = request.result;
+        db.onversionchange = () => { db.close(); opening = null; };
+        resolve(db);
+      };
+      request.onerror = () => { opening = null; reject(request.error); };
+    }));
+  const run = async (mode, act) => {
+    const db = await open();
+    return new Promise((resolve, reject) => {
+      const tx = db.transaction("values", mode);
+      const request = act(tx.objectStore("values"));
+      tx.oncomplete = () => resolve(request.result);
+      tx.onerror = tx.onabort = () => reject(tx.error ?? request.error);
+    });
+  };
+  return {
+    get: (key) => run("readonly", (store) => store.get(key)),
+    set: (key, value) => run("readwrite", (store) => store.put(value, key)).then(() => undefined),
+  };
+}
+
+// ---- Requests beyond following (used by the live page) ----
+//
+// One-shot requests of the API, for a page that also follows lists: the list index, a document or a diff at fixed
+// revisions, creating a list, a list's source and view. Each takes the options `token` (as a follower's: a string,
+// or a function `({fresh}) => token` or a promise of one, asked once more with `{fresh: true}` after a 401),
+// `headers` and `signal` (an AbortSignal). Each resolves to the answer's JSON body (null when it has none, as a 204)
+// and throws an HTTPError for any answer but 2xx, its `body` being the RFC 9457 problem (`{type, title, status,
+// detail, ...}`) when the server sent one. `baseURL` is "" for the page's own origin.
+
+/**
+ * Sends `method` (default GET) to `path` (with its query, e.g. "/v1/lists?limit=10") under `baseURL`. `body`, when
+ * given, is sent as it is when a string, else as JSON (`Content-Type: application/json` unless `headers` name one).
+ */
+export async function request(baseURL, path, { method = "GET", body, headers = {}, token, signal } = {}) {
+  const all = { Accept: "application/json", ...headers };
+  let payload;
+  if (body !== undefined) {
+    payload = typeof body === "string" ? body : JSON.stringify(body);
+    const typed = Object.keys(all).some((name) => name.toLowerCase() === "content-type");
+    if (!typed) all["Content-Type"] = "application/json";
+  }
+  const url = `${String(baseURL ?? "").replace(/\/+$/, "")}${path}`;
+  const send = (auth) => fetch(url, { method, headers: { ...all, ...auth }, body: payload, signal, cache: "no-store" });
+  return answer(await withToken(token, send, signal));
+}
+
+/** The path of list `listID`'s resource `suffix` ("" for the document, "/source", ...), for `request`. */
+const listPath = (listID, suffix = "") => `${listURL("", listID)}${suffix}`;
+
+/** A page of the lists, by id: `{lists: [{id, kind, revision, sections, items}], next}`; `next` is the next `after`. */
+export function listLists(baseURL, { limit, after, ...options } = {}) {
+  const query = new URLSearchParams();
+  if (limit != null) query.set("limit", String(limit));
+  if (after != null) query.set("after", String(after));
+  const text = query.toString();
+  return request(baseURL, `/v1/lists${text ? `?${text}` : ""}`, options);
+}
+
+/** List `listID`'s document; `revision`: a retained older one (410 when it is not retained). 404: no such list. */
+export function fetchDocument(baseURL, listID, { revision, ...options } = {}) {
+  const suffix = revision != null ? `?revision=${encodeURIComponent(revision)}` : "";
+  return request(baseURL, listPath(listID, suffix), options);
+}
+
+/** The batch diff of `listID` from revision `from` to `to` (default: the current one), answered at once. */
+export function fetchDiff(baseURL, listID, from, { to, ...options } = {}) {
+  const query = new URLSearchParams({ from: String(from) });
+  if (to != null) query.set("to", String(to));
+  return request(baseURL, listPath(listID, `/diff?${query}`), options);
+}
+
+/** Creates list `listID` with `document` (a PUT with If-None-Match: *); `{id, revision, diff}`. 412: it exists. */
+export function createList(baseURL, listID, document, { headers = {}, ...options } = {}) {
+  const all = { ...headers, "If-None-Match": "*" };
+  return request(baseURL, listPath(listID), { ...options, method: "PUT", body: document, headers: all });
+}
+
+/**
+ * `listID`'s source and its state (`{url, interval, sections, maxItems, lastFetch, lastError, nextFetchAt,
+ * consecutiveFailures}`), or null when it has none.
+ */
+export function fetchSource(baseURL, listID, options = {}) {
+  return orNone(request(baseURL, listPath(listID, "/source"), options));
+}
+
+/**
+ * Attaches a source to `listID`, or changes it: `settings` is `{url, interval, sections, maxItems}`. The service
+ * fetches it at once; resolves to the source's state after that fetch.
+ */
+export function putSource(baseURL, listID, settings, options = {}) {
+  return request(baseURL, listPath(listID, "/source"), { ...options, method: "PUT", body: settings });
+}
+
+/**
+ * `listID`'s view definition with the base revision it was computed from (`{of, where, sort, offset, limit,
+ * sections, basedOn}`), or null when it is no view.
+ */
+export function fetchView(baseURL, listID, options = {}) {
+  return orNone(request(baseURL, listPath(listID, "/view"), options));
+}
+
+/** What `promise` resolves to, or null when it fails with a 404. */
+async function orNone(promise) {
+  try {
+    return await promise;
+  } catch (error) {
+    if (error instanceof HTTPError && error.status === 404) return null;
+    throw error;
+  }
 }

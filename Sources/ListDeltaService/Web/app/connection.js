@@ -1,6 +1,7 @@
-// How the page reaches the server: the follow mode (`?mode=events`: Server-Sent Events, else long poll), the token
-// field (a bearer token for a server whose lists need one, kept in session storage: this tab only) and the page's own
-// requests under /v1/lists, which send that token.
+// How the page reaches the server: the follow mode (`?mode=events`: Server-Sent Events, else long poll) and the token
+// field (a bearer token for a server whose lists need one, kept in session storage: this tab only). The page makes
+// no request of its own: every one goes through client.js (its followers, and its one-shot requests), which is
+// given the token field's token (`token: currentToken`, or `token: currentToken()` for one request).
 import { $ } from "/app/dom.js";
 
 const TOKEN_KEY = "listdelta.token";
@@ -11,17 +12,8 @@ export const mode = new URLSearchParams(location.search).get("mode") === "events
 /** The mode as the status bar names it. */
 export const modeName = mode === "events" ? "events" : "long poll";
 
-/** The path `path` under /v1/lists. */
-export const api = (path) => `/v1/lists${path}`;
-
 /** The token field's token, or null when it is empty. */
 export const currentToken = () => $("token").value.trim() || null;
-
-/** `fetch(url, init)`, with the token field's token as `Authorization: Bearer` when there is one. */
-export function request(url, init = {}) {
-  const token = currentToken();
-  return fetch(url, token ? { ...init, headers: { ...(init.headers ?? {}), Authorization: `Bearer ${token}` } } : init);
-}
 
 /** Fills the token field from session storage and keeps it there; `onChange()` runs after every change. */
 export function keepToken(onChange) {

@@ -1,10 +1,15 @@
-// The demo writer: the list view's panel writes a random change to the open list over the API (a JSON Patch with
-// If-Match, or a PUT for "Shuffle"), once, as a burst of five or every second; "Create a demo list" makes a new
-// list to try it on.
+// The demo writer: the list view's panel writes a random change to the open list through its follower, client.js's
+// writable ListFollower (`insert`, `update`, `remove` and `move` of an item by id; `patch` for the sections, `put`
+// for "Shuffle"), once, as a burst of five or every second. The page shows each change at once (the follower is
+// optimistic) and the server's answer confirms it; a change that finds its item, anchor or section gone meanwhile
+// (a ConflictError: another writer got there first) is rolled back and logged. While a live query is shown, its
+// follower cannot write: each change goes through a follower of the whole list made for it. "Create a demo list"
+// makes a new list (client.js's createList) to try it on.
+import { ConflictError, createList, follow } from "/client.js";
 import { $ } from "/app/dom.js";
-import { api, request } from "/app/connection.js";
+import { currentToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
-import { log } from "/app/diff-log.js";
+import { log, problemText } from "/app/diff-log.js";
 
 let busy = null; // the panel action being written
 
@@ -34,100 +39,135 @@ function newSection() {
   return { id: `s-${randomTag()}`, title, indexTitle: title[0], items: [newItem(), newItem()] };
 }
 
-// Each returns a JSON Patch for `doc` (or null when it does not apply), or {put: document}.
+/** A random element of `a`, and its index. */
+function pickAt(a) {
+  const i = rnd(a.length);
+  return [a[i], i];
+}
+
+/** The indexes of `doc`'s sections that hold more than `n` items. */
+const holding = (doc, n = 0) => doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length > n);
+
+/**
+ * Where to put an item among `items` (which do not hold it) at index `k`, as the writer's `{section, after}`: after
+ * the item before it, `null` (first) at 0, and no `after` at the end (last).
+ */
+function place(section, items, k) {
+  if (k >= items.length) return { section: section.id };
+  return { section: section.id, after: k === 0 ? null : items[k - 1].id };
+}
+
+// Each writes a change to `doc` (the open list's whole document as `f` holds it) through `f`, a writable follower of
+// the open list, and resolves to its answer ({revision}); null when it does not apply.
 const actions = {
-  insertItem(doc) {
-    if (!doc.sections.length) return actions.insertSection(doc);
-    const s = rnd(doc.sections.length);
-    return [{ op: "add", path: ptr("sections", s, "items", rnd(doc.sections[s].items.length + 1)), value: newItem() }];
+  insertItem(f, doc) {
+    if (!doc.sections.length) return actions.insertSection(f, doc);
+    const section = pick(doc.sections);
+    return f.insert(newItem(), place(section, section.items, rnd(section.items.length + 1)));
   },
-  deleteItem(doc) {
-    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length);
+  deleteItem(f, doc) {
+    const full = holding(doc);
     if (!full.length) return null;
-    const s = pick(full);
-    const i = rnd(doc.sections[s].items.length);
-    return [{ op: "test", path: ptr("sections", s, "items", i, "id"), value: doc.sections[s].items[i].id },
-      { op: "remove", path: ptr("sections", s, "items", i) }];
+    return f.remove(pick(doc.sections[pick(full)].items).id);
   },
-  moveItem(doc) {
-    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length > 1);
+  moveItem(f, doc) {
+    const full = holding(doc, 1);
     if (!full.length) return null;
-    const s = pick(full);
-    const n = doc.sections[s].items.length;
-    const i = rnd(n);
-    let j = rnd(n - 1);
-    if (j >= i) j += 1;
-    return [{ op: "move", from: ptr("sections", s, "items", i), path: ptr("sections", s, "items", j) }];
+    const section = doc.sections[pick(full)];
+    const [item, i] = pickAt(section.items);
+    const rest = section.items.filter((x) => x !== item);
+    let k = rnd(rest.length); // a place other than its own (i)
+    if (k >= i) k += 1;
+    return f.move(item.id, place(section, rest, k));
   },
-  moveAcross(doc) {
-    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length);
+  moveAcross(f, doc) {
+    const full = holding(doc);
     if (!full.length || doc.sections.length < 2) return null;
     const s = pick(full);
     let t = rnd(doc.sections.length - 1);
     if (t >= s) t += 1;
-    const i = rnd(doc.sections[s].items.length);
-    return [{ op: "move", from: ptr("sections", s, "items", i), path: ptr("sections", t, "items", rnd(doc.sections[t].items.length + 1)) }];
+    const to = doc.sections[t];
+    return f.move(pick(doc.sections[s].items).id, place(to, to.items, rnd(to.items.length + 1)));
   },
-  updateItem(doc) {
-    const full = doc.sections.map((x, i) => i).filter((i) => doc.sections[i].items.length);
+  updateItem(f, doc) {
+    const full = holding(doc);
     if (!full.length) return null;
-    const s = pick(full);
-    const i = rnd(doc.sections[s].items.length);
-    return [{ op: "replace", path: ptr("sections", s, "items", i, "model"), value: { text: phrase(), edited: randomTag() } }];
+    return f.update(pick(doc.sections[pick(full)].items).id, { model: { text: phrase(), edited: randomTag() } });
   },
-  renameSection(doc) {
+  // The sections' changes are JSON Patches; each `test`s the id of the section it names first, so that one written
+  // over a change it has not seen yet is refused rather than applied to another section.
+  renameSection(f, doc) {
     if (!doc.sections.length) return null;
-    const s = rnd(doc.sections.length);
+    const [section, s] = pickAt(doc.sections);
     const title = `${capitalized(pick(WORDS))} ${rnd(100)}`;
-    return [{ op: "replace", path: ptr("sections", s, "title"), value: title },
-      { op: "replace", path: ptr("sections", s, "indexTitle"), value: title[0] }];
+    return f.patch([{ op: "test", path: ptr("sections", s, "id"), value: section.id },
+      { op: "replace", path: ptr("sections", s, "title"), value: title },
+      { op: "replace", path: ptr("sections", s, "indexTitle"), value: title[0] }]);
   },
-  moveSection(doc) {
+  moveSection(f, doc) {
     const n = doc.sections.length;
     if (n < 2) return null;
-    const i = rnd(n);
+    const [section, i] = pickAt(doc.sections);
     let j = rnd(n - 1);
     if (j >= i) j += 1;
-    return [{ op: "move", from: ptr("sections", i), path: ptr("sections", j) }];
+    return f.patch([{ op: "test", path: ptr("sections", i, "id"), value: section.id },
+      { op: "move", from: ptr("sections", i), path: ptr("sections", j) }]);
   },
-  insertSection(doc) {
-    return [{ op: "add", path: ptr("sections", rnd(doc.sections.length + 1)), value: newSection() }];
+  insertSection(f, doc) {
+    return f.patch([{ op: "add", path: ptr("sections", rnd(doc.sections.length + 1)), value: newSection() }]);
   },
-  deleteSection(doc) {
+  deleteSection(f, doc) {
     if (doc.sections.length < 2) return null;
-    const s = rnd(doc.sections.length);
-    return [{ op: "test", path: ptr("sections", s, "id"), value: doc.sections[s].id },
-      { op: "remove", path: ptr("sections", s) }];
+    const [section, s] = pickAt(doc.sections);
+    return f.patch([{ op: "test", path: ptr("sections", s, "id"), value: section.id },
+      { op: "remove", path: ptr("sections", s) }]);
   },
-  shuffle(doc) {
+  shuffle(f, doc) {
     const sections = doc.sections.map((s) => ({ ...s, items: [...s.items] }));
     const all = sections.flatMap((s) => s.items);
     for (const s of sections) s.items = [];
     for (const item of all) if (Math.random() > 0.15) pick(sections).items.push(item);
     for (const s of sections) s.items.sort(() => Math.random() - 0.5);
     if (Math.random() < 0.5) sections.push(newSection());
-    return { put: { ...doc, sections } };
+    const document = { kind: doc.kind, sections };
+    if (doc.cells) document.cells = doc.cells;
+    return f.put(document);
   },
 };
 
-/** Writes the change `actions[name]` makes to the open list's document as it is now. */
-export async function write(name) {
-  const id = page.listID;
-  if (!id) return;
-  const res = await request(api(`/${encodeURIComponent(id)}`), { cache: "no-store" });
-  if (!res.ok) return log(`could not read ${id}: HTTP ${res.status}`, "error");
-  const doc = await res.json();
-  const change = actions[name](doc);
-  if (!change) return log(`${name}: nothing to do`, "muted");
-  const init = change.put
-    ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(change.put) }
-    : { method: "PATCH", headers: { "Content-Type": "application/json-patch+json" }, body: JSON.stringify(change) };
-  init.headers["If-Match"] = `"${doc.revision}"`;
-  const w = await request(api(`/${encodeURIComponent(id)}`), init);
-  if (!w.ok) {
-    const p = await w.json().catch(() => ({}));
-    log(`${name}: HTTP ${w.status} ${p.title ?? ""}`, "error");
+/**
+ * Runs `write(f)` with a writable follower of the open list: the one on show, or while a live query is shown (its
+ * follower follows the query and cannot write), one of the whole list made for this write and stopped after it.
+ * Resolves to what `write` resolves to; undefined when no list is open or its document could not be read.
+ */
+async function withWriter(write) {
+  const shown = page.follower;
+  if (!shown || !page.listID) return undefined;
+  if (shown.writable) return shown.document ? write(shown) : undefined;
+  const writer = follow("", page.listID, {}, { writable: true, token: currentToken });
+  try {
+    await Promise.race([writer.start(), new Promise((resolve) => setTimeout(resolve, 10000))]);
+    return writer.document ? await write(writer) : undefined;
+  } finally {
+    writer.stop();
   }
+}
+
+/**
+ * Writes the change `actions[name]` makes to the open list's whole document as a writable follower holds it (the
+ * server's with the writes not yet acknowledged on top); resolves once the server acknowledged it (or refused it:
+ * the follower then rolls it back, and the refusal is logged).
+ */
+export async function write(name) {
+  let answer;
+  try {
+    answer = await withWriter((f) => actions[name](f, f.document));
+  } catch (error) {
+    if (error instanceof ConflictError) return log(`${name}: ${error.message} (changed meanwhile)`, "muted");
+    return log(`${name}: ${problemText(error)}`, "error");
+  }
+  if (answer === undefined) log(`${name}: the list is not loaded yet`, "muted");
+  else if (answer === null) log(`${name}: nothing to do`, "muted");
 }
 
 const randomAction = () => pick(["insertItem", "deleteItem", "moveItem", "moveAcross", "updateItem", "renameSection",
@@ -164,15 +204,18 @@ export function toggleAuto(on) {
 export async function createDemo() {
   const id = `demo-${randomTag()}`;
   const names = ["Inbox", "Today", "Later", "Archive"];
-  const body = {
+  const document = {
     kind: "sections",
     sections: names.map((title) => ({
       id: title.toLowerCase(), title, indexTitle: title[0],
       items: Array.from({ length: 3 + rnd(3) }, newItem),
     })),
   };
-  const res = await request(api(`/${id}`), {
-    method: "PUT", headers: { "Content-Type": "application/json", "If-None-Match": "*" }, body: JSON.stringify(body),
-  });
-  return res.ok ? id : null;
+  try {
+    await createList("", id, document, { token: currentToken() });
+    return id;
+  } catch (error) {
+    log(`create a demo list: ${problemText(error)}`, "error");
+    return null;
+  }
 }

@@ -7,6 +7,13 @@ export function log(text, cls = "", ol = $("log")) {
   while (ol.children.length > 60) ol.lastChild.remove();
 }
 
+/** A failed request in words: "HTTP 409 Conflict: the item is gone" (the RFC 9457 problem's title and detail). */
+export function problemText(error) {
+  const problem = error?.body && typeof error.body === "object" ? error.body : {};
+  const said = [problem.title, problem.detail].filter(Boolean).join(": ");
+  return `${error?.message ?? error}${said ? ` ${said}` : ""}`;
+}
+
 /** What a batch diff does, in words: "1 section moved, 2 items inserted". */
 export function describe(diff) {
   const parts = [];

@@ -1,11 +1,12 @@
 // The history panel of the list view: the list's revisions as a timeline (read with client.js's fetchHistory), a
 // comparison of any two (picked as A and B: the diff between them marked on both documents), and a revert to one
-// (client.js's revert, after a confirmation; it sends the revision on show as If-Match).
-import { fetchHistory, revert } from "/client.js";
+// (client.js's revert, after a confirmation; it sends the revision on show as If-Match). The comparison reads the
+// diff and both documents with client.js's fetchDiff and fetchDocument.
+import { fetchDiff, fetchDocument, fetchHistory, revert } from "/client.js";
 import { $, el } from "/app/dom.js";
-import { api, currentToken, request } from "/app/connection.js";
+import { currentToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
-import { log } from "/app/diff-log.js";
+import { log, problemText } from "/app/diff-log.js";
 import { itemText } from "/app/document-view.js";
 
 const historyState = { entries: [], next: null, from: null, to: null, confirming: null };
@@ -121,16 +122,19 @@ function sectionsView(doc, marks, side) {
 
 async function compare() {
   const { from, to } = historyState;
-  if (from == null || to == null || !page.listID) return;
-  const base = api(`/${encodeURIComponent(page.listID)}`);
-  const [diffRes, fromRes, toRes] = await Promise.all([
-    request(`${base}/diff?from=${from}&to=${to}`), request(`${base}?revision=${from}`), request(`${base}?revision=${to}`),
-  ]);
-  if (!diffRes.ok || !fromRes.ok || !toRes.ok) {
-    log(`compare r${from} and r${to}: HTTP ${[diffRes, fromRes, toRes].find((r) => !r.ok).status}`, "error");
-    return;
+  const id = page.listID;
+  if (from == null || to == null || !id) return;
+  const token = currentToken();
+  let diff, oldDoc, newDoc;
+  try {
+    [diff, oldDoc, newDoc] = await Promise.all([
+      fetchDiff("", id, from, { to, token }), fetchDocument("", id, { revision: from, token }),
+      fetchDocument("", id, { revision: to, token }),
+    ]);
+  } catch (error) {
+    return log(`compare r${from} and r${to}: ${problemText(error)}`, "error");
   }
-  const [diff, oldDoc, newDoc] = await Promise.all([diffRes.json(), fromRes.json(), toRes.json()]);
+  if (id !== page.listID) return;
   // Deletions and move sources are marked in A's numbering; insertions, move targets and updates in B's.
   const key = (p) => `${p[0]},${p[1]}`;
   const oldMarks = { sections: new Map(), items: new Map() };
@@ -163,8 +167,7 @@ async function revertTo(revision) {
   try {
     body = await revert("", page.listID, revision, { ifMatch: page.follower?.revision, token: currentToken() });
   } catch (error) {
-    const problem = error.body ?? {};
-    return log(`revert to r${revision}: ${error.message ?? error} ${problem.detail ?? problem.title ?? ""}`, "error");
+    return log(`revert to r${revision}: ${problemText(error)}`, "error");
   }
   log(body.diff && body.diff.from === body.diff.to ? `revert to r${revision}: already that content` : `reverted to r${revision} as r${body.revision}`);
   await loadHistory();

@@ -1,7 +1,9 @@
-// The lists on the left (GET /v1/lists, up to 200, refreshed every few seconds): each one's revision and size, and
-// a link that opens it (`a[data-list-link]`, which the entry module handles); the list on show is marked.
+// The lists on the left (GET /v1/lists through client.js's listLists, up to 200, refreshed every few seconds): each
+// one's revision and size, and a link that opens it (`a[data-list-link]`, which the entry module handles); the list
+// on show is marked.
+import { listLists } from "/client.js";
 import { $, el } from "/app/dom.js";
-import { api, request } from "/app/connection.js";
+import { currentToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
 
 let lists = []; // as GET /v1/lists last listed them
@@ -9,17 +11,16 @@ let lists = []; // as GET /v1/lists last listed them
 /** The ids of the lists shown, in order. */
 export const listedIDs = () => lists.map((l) => l.id);
 
-/** Reads the lists again and shows them (an unreachable server keeps what is shown). */
+/** Reads the lists again and shows them (an unreachable server, or one that refuses, keeps what is shown). */
 export async function refreshLists() {
+  let body;
   try {
-    const res = await request(api("?limit=200"), { cache: "no-store" });
-    if (!res.ok) return;
-    const body = await res.json();
-    lists = body.lists ?? [];
-    renderLists(body.next != null);
+    body = await listLists("", { limit: 200, token: currentToken() });
   } catch {
-    /* the next refresh tries again */
+    return; // the next refresh tries again
   }
+  lists = body?.lists ?? [];
+  renderLists(body?.next != null);
 }
 
 function renderLists(more) {

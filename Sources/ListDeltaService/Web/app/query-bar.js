@@ -1,8 +1,10 @@
 // The query bar of the list view: shows a live query of the open list instead of the whole list (API.md "Live
 // queries"): a filter (path, operator, value), a sort (path, order) and a window of 20 items ("First 20", "Show 20
 // more" growing `limit` by 20, "Previous 20" and "Next 20" moving `offset` by 20, "All items"). Every change is one
-// `follower.setQuery(q)`: the diff from what is shown to the new result, animated like any other diff. The query
-// is in the page's URL too (`/?list=ID&q=…`), so a reload or a shared link shows the same part of the list.
+// diff from what is shown to the new result, animated like any other: `follower.setQuery(q)` between two queries,
+// another follower taking over from the whole list to a query and back (list-view.js's followQuery: the whole list's
+// follower is writable, and a writable follower follows no query). The query is in the page's URL too
+// (`/?list=ID&q=…`), so a reload or a shared link shows the same part of the list.
 import { $, el } from "/app/dom.js";
 import { mode } from "/app/connection.js";
 import { page } from "/app/page-state.js";
@@ -14,6 +16,9 @@ export const STEP = 20;
 
 /** Query changes asked for and not yet applied (the bar's buttons are disabled meanwhile). */
 const barState = { pending: 0, paths: new Set() };
+
+/** How a query is applied: list-view.js's followQuery, given to initQueryBar. */
+let followQuery = null;
 
 /** The page's address for list `id` showing `query` (null: the whole list). */
 export function pageURL(id, query) {
@@ -157,20 +162,21 @@ function problemText(error) {
 export async function applyQuery(query) {
   const follower = page.follower;
   const id = page.listID;
-  if (!follower || !id) return;
+  if (!follower || !id || !followQuery) return;
   query = query && normalized(query);
   barState.pending += 1;
   showWindow();
   $("query-error").hidden = true;
+  let shown = follower; // the follower on show once the change is made (another one from the whole list and back)
   let applied = false;
   try {
-    await follower.setQuery(query);
-    if (page.follower !== follower) return;
+    shown = await followQuery(query);
+    if (!shown || page.follower !== shown) return;
     applied = true;
     page.query = query;
     history.replaceState(history.state, "", pageURL(id, query));
     log(`query: ${query ? JSON.stringify(query) : "the whole list"}`, "query");
-    notePaths(follower.document);
+    notePaths(shown.document);
   } catch (error) {
     if (page.follower !== follower) return;
     const text = problemText(error);
@@ -178,7 +184,7 @@ export async function applyQuery(query) {
     $("query-error").hidden = false;
     log(`query refused: ${text}`, "error");
   } finally {
-    if (page.follower === follower) {
+    if (shown && page.follower === shown) {
       barState.pending -= 1;
       // The form shows the query applied; after a refusal it keeps what was typed, to be corrected.
       if (applied) showQuery(page.query);
@@ -193,8 +199,12 @@ function windowed(change) {
   return { ...query, ...change(query.offset ?? 0, query.limit ?? null) };
 }
 
-/** Wires the bar's form and buttons. */
-export function initQueryBar() {
+/**
+ * Wires the bar's form and buttons; `follow(query)` makes the list view show `query` (null: the whole list) and
+ * resolves to the follower on show then (list-view.js's followQuery).
+ */
+export function initQueryBar(follow) {
+  followQuery = follow;
   $("query-bar").addEventListener("submit", (e) => {
     e.preventDefault();
     applyQuery(formQuery());

@@ -1,12 +1,13 @@
-// The source panel of the list view, for a list that has a source (GET .../source; 404: none): its settings, what
-// the last fetch did, the last error, and "Fetch now" (a PUT of the same settings). The source is read when the list
-// opens, whenever it gets a new revision, and when the next fetch is due (a failed fetch makes no revision). While a
-// source feeds the list, writes and reverts are refused: the writer's buttons are disabled and the timeline offers
-// no revert (the view panel, view-panel.js, does the same for a view).
+// The source panel of the list view, for a list that has a source (client.js's fetchSource: GET .../source, null
+// for none): its settings, what the last fetch did, the last error, and "Fetch now" (putSource: a PUT of the same
+// settings). The source is read when the list opens, whenever it gets a new revision, and when the next fetch is due
+// (a failed fetch makes no revision). While a source feeds the list, writes and reverts are refused: the writer's
+// buttons are disabled and the timeline offers no revert (the view panel, view-panel.js, does the same for a view).
+import { fetchSource, putSource } from "/client.js";
 import { $, el } from "/app/dom.js";
-import { api, request } from "/app/connection.js";
+import { currentToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
-import { log } from "/app/diff-log.js";
+import { log, problemText } from "/app/diff-log.js";
 import { renderTimeline } from "/app/history.js";
 import { setWritable } from "/app/demo-writer.js";
 
@@ -64,21 +65,15 @@ export async function loadSource() {
   const id = page.listID;
   if (!id) return;
   const seq = ++sourceState.started;
-  let res, body = null;
+  let source;
   try {
-    res = await request(api(`/${encodeURIComponent(id)}/source`), { cache: "no-store" });
-    if (res.ok) body = await res.json();
+    source = await fetchSource("", id, { token: currentToken() });
   } catch {
-    return; // unreachable for now: keep what is shown
+    return; // refused or unreachable for now: keep what is shown
   }
   if (id !== page.listID || seq < sourceState.shown) return;
-  if (res.status === 404) {
-    sourceState.shown = seq;
-    showSource(null);
-  } else if (body) {
-    sourceState.shown = seq;
-    showSource(body);
-  }
+  sourceState.shown = seq;
+  showSource(source);
 }
 
 /** After a new revision: the state now, and once more a moment later (the fetch may finish recording after it). */
@@ -97,19 +92,15 @@ export async function fetchSourceNow() {
   button.disabled = true;
   try {
     const settings = { url: s.url, interval: s.interval, sections: s.sections, maxItems: s.maxItems };
-    const res = await request(api(`/${encodeURIComponent(id)}/source`), {
-      method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings),
-    });
-    const answer = await res.json().catch(() => ({}));
+    const answer = await putSource("", id, settings, { token: currentToken() });
     if (id !== page.listID) return;
-    if (!res.ok) return log(`fetch now: HTTP ${res.status} ${answer.detail ?? answer.title ?? ""}`, "error");
     sourceState.shown = ++sourceState.started;
     showSource(answer);
     const f = answer.lastFetch;
     if (answer.lastError) log(`fetch now failed: ${answer.lastError.detail ?? answer.lastError.title}`, "error");
     else log(`fetch now: ${f?.changed ? "a new revision" : "no change"} (${f?.items ?? 0} items)`);
   } catch (error) {
-    log(`fetch now: ${error.message ?? error}`, "error");
+    if (id === page.listID) log(`fetch now: ${problemText(error)}`, "error");
   } finally {
     button.disabled = false;
   }

@@ -1,11 +1,12 @@
-// The view panel of the list view, for a list that is a view of another (GET .../view; 404: none): which list it is
-// a view of (a link that opens that list), its definition in a compact form (conditions, sort keys, window, sections)
-// and `basedOn`, the base revision its content was computed from. The definition is read when the list opens,
-// whenever it gets a new revision, and every few seconds while it is shown (a base revision that changes nothing in
-// the view moves `basedOn` without a view revision). A view refuses writes and reverts: the writer's buttons are
-// disabled and the timeline offers no revert.
+// The view panel of the list view, for a list that is a view of another (client.js's fetchView: GET .../view, null
+// for none): which list it is a view of (a link that opens that list), its definition in a compact form (conditions,
+// sort keys, window, sections) and `basedOn`, the base revision its content was computed from. The definition is
+// read when the list opens, whenever it gets a new revision, and every few seconds while it is shown (a base
+// revision that changes nothing in the view moves `basedOn` without a view revision). A view refuses writes and
+// reverts: the writer's buttons are disabled and the timeline offers no revert.
+import { fetchView } from "/client.js";
 import { $, el } from "/app/dom.js";
-import { api, request } from "/app/connection.js";
+import { currentToken } from "/app/connection.js";
 import { page } from "/app/page-state.js";
 import { renderTimeline } from "/app/history.js";
 import { setWritable } from "/app/demo-writer.js";
@@ -68,21 +69,15 @@ export async function loadView() {
   const id = page.listID;
   if (!id) return;
   const seq = ++viewState.started;
-  let res, body = null;
+  let view;
   try {
-    res = await request(api(`/${encodeURIComponent(id)}/view`), { cache: "no-store" });
-    if (res.ok) body = await res.json();
+    view = await fetchView("", id, { token: currentToken() });
   } catch {
-    return; // unreachable for now: keep what is shown
+    return; // refused or unreachable for now: keep what is shown
   }
   if (id !== page.listID || seq < viewState.shown) return;
-  if (res.status === 404) {
-    viewState.shown = seq;
-    showView(null);
-  } else if (body) {
-    viewState.shown = seq;
-    showView(body);
-  }
+  viewState.shown = seq;
+  showView(view);
 }
 
 /** After a new revision: the definition and `basedOn` now. */
