@@ -52,7 +52,7 @@ if swift build --product listdelta && swift build --product listdelta-follow; th
     if ! LISTDELTA_E2E_STORE=postgres python3 -m pytest -q Tests/e2e/test_documents.py Tests/e2e/test_diffs.py \
         Tests/e2e/test_errors.py Tests/e2e/test_events.py Tests/e2e/test_history.py Tests/e2e/test_many_lists.py \
         Tests/e2e/test_polling.py Tests/e2e/test_access.py Tests/e2e/test_durability.py Tests/e2e/test_schemathesis.py \
-        Tests/e2e/test_views.py Tests/e2e/test_queries.py; then
+        Tests/e2e/test_views.py Tests/e2e/test_queries.py Tests/e2e/test_idempotency.py; then
         failures+=("pytest Tests/e2e on PostgreSQL")
     fi
 else
