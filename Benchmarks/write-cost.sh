@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # What one write costs the instance: CPU and thread switches per write, split by the kind of thread that spends
 # them, under writes_1's load (Benchmarks/lua/write.lua: 16 wrk connections over 100 lists, small diffs), on a
-# throwaway PostgreSQL cluster and on the embedded SQLite store, in the same run.
+# throwaway PostgreSQL cluster and on the embedded SQLite store, in the same run; each store again with every write
+# sent with an Idempotency-Key of its own (store=<store>-keyed: the key's lookup and the kept answer).
 #
 # Read from /proc/<pid>/task/*/stat (user + system ticks) and status (voluntary context switches) before and after
 # one wrk run of DURATION seconds (default 8), divided by the writes it made. Thread kinds, by name: `listdelta`
 # (the event loops and the worker pools), `NIO-*` (PostgresNIO's event loops), `*qos*` (Dispatch, where the
 # PostgreSQL pool's tasks run). One line per store:
-#   write_cost store=<postgres|sqlite> writes_per_s=<n> cpu_ms=<total> switches=<total> <kind>_cpu_ms=<x> <kind>_switches=<y>...
+#   write_cost store=<sqlite|sqlite-keyed|postgres|postgres-keyed> writes_per_s=<n> cpu_ms=<total> switches=<total> <kind>_cpu_ms=<x> <kind>_switches=<y>...
 # Env: LISTDELTA_BIN (default .build/release/listdelta, built if missing), DURATION. Needs wrk and PostgreSQL's
 # server (apt-get install wrk postgresql).
 set -euo pipefail
@@ -73,5 +74,11 @@ measure() {
     pid=""
 }
 
-measure postgres --database-url "$(bash scripts/postgres-cluster.sh createdb "$work/pg" write_cost)"
 measure sqlite
+export LD_IDEMPOTENCY=1
+measure sqlite-keyed
+unset LD_IDEMPOTENCY
+measure postgres --database-url "$(bash scripts/postgres-cluster.sh createdb "$work/pg" write_cost)"
+export LD_IDEMPOTENCY=1
+measure postgres-keyed --database-url "$(bash scripts/postgres-cluster.sh createdb "$work/pg" write_cost_keyed)"
+unset LD_IDEMPOTENCY

@@ -1,8 +1,9 @@
 -- Writers: PUT /v1/lists/load-<k> with a document of 3 sections x 10 items, one item's model changed
 -- (a counter unique per thread), the item order rotated, so every write makes a revision with a small diff.
--- env: LD_LISTS (default 100)
+-- env: LD_LISTS (default 100); LD_IDEMPOTENCY=1 sends each write with an Idempotency-Key of its own.
 dofile("Benchmarks/lua/common.lua")
 local n = 0
+local keyed = os.getenv("LD_IDEMPOTENCY") == "1"
 function init(args)
   n = (tid or 1) * 1000003
   math.randomseed(tid or 1)
@@ -24,5 +25,7 @@ function request()
     secs[#secs + 1] = '{"id":"s' .. s .. '","title":"Section ' .. s .. '","items":[' .. table.concat(items, ",") .. ']}'
   end
   local body = '{"kind":"sections","sections":[' .. table.concat(secs, ",") .. ']}'
-  return wrk.format("PUT", "/v1/lists/load-" .. k, {["Content-Type"] = "application/json"}, body)
+  local headers = {["Content-Type"] = "application/json"}
+  if keyed then headers["Idempotency-Key"] = "w" .. (tid or 1) .. "-" .. n end
+  return wrk.format("PUT", "/v1/lists/load-" .. k, headers, body)
 end

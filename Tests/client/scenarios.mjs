@@ -427,3 +427,73 @@ export function randomDiffs(m, { count = 300, seed = 3 }) {
   }
   return cases;
 }
+
+/**
+ * What a follower survives that it did not cause: restored twice while offline (the second restore shows the stored
+ * document too), a storage whose first read fails (the stored writes are kept and sent), a stop without storage (its
+ * pending write rejects with an AbortError), a target callback that throws (the write is not rejected for it, and is
+ * applied once).
+ */
+export async function survivals(m, { proxyURL, serverURL, listID }) {
+  const storage = m.memoryStorage();
+  const quiet = { wait: 1, backoff: BACKOFF, writeTimeout: 3000 };
+  // Restored twice while offline.
+  const first = new m.ListFollower(proxyURL, listID, mirrorTarget(m), { ...quiet, writable: true, storage });
+  await first.start();
+  first.stop();
+  await sleep(100);
+  await control(proxyURL, "offline", { on: 1 });
+  const restores = [];
+  for (let i = 0; i < 2; i++) {
+    const mirror = mirrorTarget(m);
+    const f = new m.ListFollower(proxyURL, listID, mirror, { ...quiet, writable: true, storage });
+    f.start();
+    restores.push(await waitFor(() => mirror.ops.some((op) => op[0] === "reset"), 3000) && f.document?.revision === 1);
+    await sleep(300);
+    f.stop();
+    await sleep(100);
+  }
+  // A write stored offline, then a storage whose first read fails: the write is kept and sent once online.
+  const writer = new m.ListFollower(proxyURL, listID, mirrorTarget(m), { ...quiet, writable: true, storage });
+  writer.start();
+  await waitFor(() => writer.document !== null, 3000);
+  writer.update("a0", { model: { kept: true } });
+  await waitFor(async () => ((await storage.get(`listdelta:${listID}`))?.pending ?? []).length === 1, 3000);
+  writer.stop();
+  await control(proxyURL, "offline", { on: 0 });
+  let failures = 1;
+  const flaky = {
+    get: async (key) => {
+      if (failures-- > 0) throw new Error("simulated storage failure");
+      return storage.get(key);
+    },
+    set: (key, value) => storage.set(key, value),
+  };
+  const reader = new m.ListFollower(proxyURL, listID, mirrorTarget(m), { ...quiet, writable: true, storage: flaky, onError: () => {} });
+  reader.start();
+  const sent = await waitFor(async () => {
+    const doc = await serverDocument(serverURL, listID);
+    return doc.sections[0].items.some((item) => item.id === "a0" && item.model?.kept === true);
+  }, 15000);
+  reader.stop();
+  // Stopped without storage, a pending write rejects.
+  await control(proxyURL, "offline", { on: 1 });
+  const unstored = new m.ListFollower(proxyURL, listID, mirrorTarget(m), { ...quiet, writable: true });
+  unstored.start();
+  const abandoned = outcome(unstored.update("a1", { model: { never: true } }));
+  await sleep(200);
+  unstored.stop();
+  const abandonedOutcome = await abandoned;
+  await control(proxyURL, "offline", { on: 0 });
+  // A throwing onDiff: the write resolves, once.
+  const throwing = new m.ListFollower(proxyURL, listID, mirrorTarget(m), {
+    ...quiet, writable: true, onDiff: () => { throw new Error("a callback's bug"); }, onError: () => {},
+  });
+  await throwing.start();
+  const before = (await serverDocument(serverURL, listID)).revision;
+  const thrown = await outcome(throwing.update("a2", { model: { once: true } }));
+  await sleep(1500);
+  const after = (await serverDocument(serverURL, listID)).revision;
+  throwing.stop();
+  return { restores, sent, abandoned: abandonedOutcome, thrown, revisionsMade: after - before };
+}

@@ -148,6 +148,19 @@ def test_offline_writes_are_stored_restored_and_sent_once(server, proxy, node):
     check_one_body_per_key(proxy)
 
 
+def test_a_follower_survives_storage_failures_stops_and_throwing_callbacks(server, proxy, node):
+    """Restored twice while offline, each follower shows the stored document; a storage whose first read fails keeps
+    its stored write, which is then sent; a follower without storage that stops rejects its pending write with an
+    AbortError; an onDiff that throws neither rejects the write nor makes it twice."""
+    list_id = new_list(server, "w-survive")
+    result = node("survivals", **urls(server, proxy, list_id))
+    assert result["restores"] == [True, True]
+    assert result["sent"]
+    assert result["abandoned"]["error"]["name"] == "AbortError", result["abandoned"]
+    assert "revision" in result["thrown"], result["thrown"]
+    assert result["revisionsMade"] == 1
+
+
 def test_put_and_raw_patch_with_a_function_token(make_server, node):
     """put() and patch() with a token function on a service that wants a write token; a raw patch the service cannot
     apply is a ConflictError ("patch"), rolled back."""

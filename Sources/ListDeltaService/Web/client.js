@@ -402,8 +402,9 @@ function itemChanges(oldSections, newSections, sections) {
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
     if (signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
+    const stop = () => { clearTimeout(t); resolve(); };
+    const t = setTimeout(() => { signal?.removeEventListener("abort", stop); resolve(); }, ms);
+    signal?.addEventListener("abort", stop, { once: true });
   });
 
 /** Resolves once any of `signals` is aborted. */
@@ -966,10 +967,17 @@ export class ListFollower extends Follower {
     return ready;
   }
 
-  /** Stops following for good (and sending writes: with `storage` they stay stored for the next follower). */
+  /**
+   * Stops following for good, and sending writes: with `storage` they stay stored (their promises stay pending) for
+   * the next follower on it, or this one started again; without, their promises reject with an AbortError.
+   */
   stop() {
     super.stop();
     this._writes?.halt();
+    // Without storage, nothing will send them: their promises reject (a write in flight may still have landed).
+    if (this._writes && !this._writes.storage) {
+      this._writes.abandon(new DOMException("the follower stopped before the write was acknowledged", "AbortError"));
+    }
   }
 
   // Queues the write `make()` builds (a TypeError for bad arguments rejects the promise).
@@ -1037,9 +1045,11 @@ export class ListFollower extends Follower {
     const plain = serverDiff !== null && before === base && shown === this._confirmed;
     const diff = plain ? serverDiff : diffDocuments(before, shown);
     // A computed diff that changes nothing (a write's own answer, say) is not handed on.
-    if (!plain && diffSize(diff) === 0) return;
+    if (!plain && diffSize(diff) === 0 && sameCounts(before, shown)) return;
     try {
       checkCounts(before, diff);
+      // A computed batch must lead exactly to what is shown (UIKit refuses any other).
+      if (!plain) applyBatchDiff(before, diff);
       this.lastDiff = diff;
       performBatchDiff(diff, this.target);
     } catch (error) {
@@ -1128,8 +1138,9 @@ export class ListFollower extends Follower {
     const signal = this._begin();
     const alive = () => this._alive(signal);
     try {
-      if (this.document === null && this._writes) {
-        // What the storage keeps is shown before any request.
+      if (this.document === null && this._writes && this._confirmed === null) {
+        // What the storage keeps is shown before any request (once: a follower that held a document since
+        // loads it again instead, and never goes back to the stored one).
         const stored = await this._writes.restore();
         if (!alive()) return;
         if (stored && this.document === null) this._take(stored, "restored");
@@ -1692,6 +1703,7 @@ class WriteQueue {
     this.storage = follower.options.storage ?? null;
     this.storageKey = `listdelta:${follower.listID}`;
     this.restoring = null; // the promise of the stored document
+    this.storedDocument = null; // the document the storage held, kept in what is stored until one is confirmed
     this.restored = this.storage === null; // nothing is stored before what the storage holds has been read
     this.catchUpFirst = false; // after a restore: catch up before the first write is sent
     this.abort = null; // the sending loop's AbortController
@@ -1703,7 +1715,10 @@ class WriteQueue {
   /** `document` with the writes on top, in order; one that cannot apply (what it names is gone) is left out. */
   overlay(document) {
     let shown = document;
-    for (const { write } of [...this.acked, ...this.pending]) shown = applyWrite(shown, write) ?? shown;
+    for (const { write } of [...this.acked, ...this.pending]) {
+      const next = applyWrite(shown, write);
+      if (next && hasUniqueIDs(next)) shown = next;
+    }
     return shown;
   }
 
@@ -1720,10 +1735,26 @@ class WriteQueue {
   add(write) {
     return new Promise((resolve, reject) => {
       this.pending.push({ write, key: null, request: null, resolve, reject });
-      this.follower._render();
       this.save();
+      this.guarded(() => this.follower._render());
       this.kick();
     });
+  }
+
+  /** Runs `body` (what calls the target and the callbacks); an error it throws is reported, not thrown. */
+  guarded(body) {
+    try {
+      body();
+    } catch (error) {
+      this.follower.options.onError?.(error, 0, this.follower.listID);
+    }
+  }
+
+  /** Settles every pending write with `error` and forgets them (a follower without storage that stops). */
+  abandon(error) {
+    const abandoned = this.pending;
+    this.pending = [];
+    for (const entry of abandoned) entry.reject(error);
   }
 
   /** Starts the sending loop unless it runs, the follower is stopped or has no document yet, or nothing is pending. */
@@ -1852,18 +1883,20 @@ class WriteQueue {
     const f = this.follower;
     this.pending.shift();
     if (outcome.error) {
-      f._render();
+      this.guarded(() => f._render());
       entry.reject(outcome.error);
-      f.options.onWrite?.({ write: describe(entry), error: outcome.error }, f.listID);
+      this.guarded(() => f.options.onWrite?.({ write: describe(entry), error: outcome.error }, f.listID));
     } else {
       const { revision, body } = outcome;
       if (Number.isInteger(revision) && revision > f.revision) this.acked.push({ write: entry.write, revision });
       const diff = body?.diff;
       // The answer's diff, when it fits what the follower holds; else the polls bring the revision.
-      if (diff && Number.isInteger(diff.from) && Number.isInteger(diff.to)) f._accept(diff);
-      f._render();
+      this.guarded(() => {
+        if (diff && Number.isInteger(diff.from) && Number.isInteger(diff.to)) f._accept(diff);
+        f._render();
+      });
       entry.resolve({ revision });
-      f.options.onWrite?.({ write: describe(entry), revision }, f.listID);
+      this.guarded(() => f.options.onWrite?.({ write: describe(entry), revision }, f.listID));
     }
     this.save();
   }
@@ -1876,15 +1909,22 @@ class WriteQueue {
 
   async read() {
     let stored = null;
-    try {
-      stored = this.storage ? await this.storage.get(this.storageKey) : null;
-    } catch (error) {
-      this.follower.options.onError?.(error, 0, this.follower.listID);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        stored = this.storage ? await this.storage.get(this.storageKey) : null;
+        break;
+      } catch (error) {
+        this.follower.options.onError?.(error, 0, this.follower.listID);
+        // What the storage holds is never overwritten unread: after a few failures this follower stores nothing.
+        if (attempt === 2) return null;
+        await sleep(200 * 4 ** attempt);
+      }
     }
     this.restored = true;
     if (!stored || stored.version !== 1) return null;
     const document = stored.document;
     const usable = document && Array.isArray(document.sections) && Number.isInteger(document.revision);
+    this.storedDocument = usable ? document : null;
     const pending = (stored.pending ?? []).map(({ key = null, request = null, ...write }) =>
       ({ write, key, request, resolve: () => {}, reject: () => {} }));
     this.pending = [...pending, ...this.pending];
@@ -1896,7 +1936,8 @@ class WriteQueue {
 
   /** What is stored: the server's document, its revision, the pending writes (key and request too), the acknowledged. */
   snapshot() {
-    const document = this.follower._confirmed;
+    // Until the follower confirms a document of its own, the stored one stays.
+    const document = this.follower._confirmed ?? this.storedDocument;
     return {
       version: 1,
       listID: this.follower.listID,
@@ -2081,6 +2122,28 @@ function putDocument(current, body) {
 }
 
 /** `document` with `write` applied by id (what is shown before the server has it), or null when it cannot apply. */
+/** Whether two documents have the same number of sections and of items in each. */
+function sameCounts(a, b) {
+  const as = a.sections ?? [];
+  const bs = b.sections ?? [];
+  return as.length === bs.length && as.every((s, i) => (s.items ?? []).length === (bs[i].items ?? []).length);
+}
+
+/** Whether no section id and no item id of `document` repeats (a write applied twice would break that). */
+function hasUniqueIDs(document) {
+  const sections = new Set();
+  const items = new Set();
+  for (const section of document.sections ?? []) {
+    if (sections.has(section.id)) return false;
+    sections.add(section.id);
+    for (const item of section.items ?? []) {
+      if (items.has(item.id)) return false;
+      items.add(item.id);
+    }
+  }
+  return true;
+}
+
 function applyWrite(document, write) {
   const sections = document.sections ?? [];
   const at = write.id === undefined ? null : findItem(sections, write.id);
