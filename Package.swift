@@ -138,6 +138,7 @@ let package = Package(
             name: "ListDeltaService",
             dependencies: [
                 "ListDeltaApplication", "ListDeltaCore", "ListDeltaEngine", "ListDeltaStorage", "HTTPServer", "ListDeltaAccess", "TextFormats",
+                "ZlibCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
