@@ -12,6 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from browser_support import browser_errors, check_served_web_files, chrome, wait_for
+from client_writes_support import base_document, item
 from conftest import uid
 from listdelta_apply import canon_sections
 
@@ -100,18 +101,6 @@ def expected_ops(diff):
     if i["updated"]:
         ops.append(["reconfigureItems", i["updated"]])
     return ops
-
-
-def item(iid, text):
-    return {"id": iid, "model": {"text": text}}
-
-
-def base_document():
-    return {"sections": [
-        {"id": "a", "title": "A", "indexTitle": "A", "items": [item(f"a{k}", f"A {k}") for k in range(4)]},
-        {"id": "b", "title": "B", "indexTitle": "B", "items": [item(f"b{k}", f"B {k}") for k in range(3)]},
-        {"id": "c", "title": "C", "indexTitle": "C", "items": [item(f"c{k}", f"C {k}") for k in range(2)]},
-    ]}
 
 
 def open_origin(driver, server):

@@ -28,16 +28,18 @@ enum IdempotentWrites {
         return key
     }
 
-    /// Answers a write of `listID`: `write`'s answer when the request has no key; else, under the key's rules, the
-    /// kept answer or `write`'s (kept). `write` gets the keeping to pass on when it has a key.
+    /// Answers a write of the request's list: `write`'s answer when the request has no key; else, under the key's
+    /// rules, the kept answer or `write`'s (kept). `write` gets the keeping to pass on when it has a key.
     static func answer(
-        _ request: HTTPRequest, listID: String, _ context: RouteContext,
+        _ request: HTTPRequest, _ context: RouteContext,
         _ write: (_ keeping: Keeping?) throws(ServiceError) -> HTTPResponse
     ) -> HTTPResponse {
         let keys = context.app.idempotency
         let claim: IdempotencyKeys.Claim
+        let listID: String
         do throws(ServiceError) {
             guard let key = try key(request) else { return RouteContext.answer { () throws(ServiceError) in try write(nil) } }
+            listID = try RequestReading.listID(request)
             let fingerprint = IdempotencyKeys.fingerprint(
                 method: request.method.rawValue, contentEncoding: request.headers["Content-Encoding"], body: request.body)
             claim = try ServiceError.mapping { () throws(ApplicationError) in try keys.claim(key, listID: listID, fingerprint: fingerprint) }

@@ -23,8 +23,7 @@ struct WriteRoutes {
         router.add(.DELETE, "/v1/lists/{id}") { request, responder in
             guard Self.admitOnLoop(request, responder, context, mediaType: nil) else { return }
             context.admit(responder, on: context.app.pools.write) {
-                let id = (try? RequestReading.listID(request)) ?? ""
-                responder.respond(IdempotentWrites.answer(request, listID: id, context) { _ throws(ServiceError) in try Self.delete(request, context) })
+                responder.respond(IdempotentWrites.answer(request, context) { _ throws(ServiceError) in try Self.delete(request, context) })
             }
         }
     }
@@ -44,8 +43,7 @@ struct WriteRoutes {
     ) {
         context.admit(responder, on: context.app.pools.write) {
             var outcome: WriteOutcome?
-            let id = (try? RequestReading.listID(request)) ?? ""
-            responder.respond(IdempotentWrites.answer(request, listID: id, context) { keeping throws(ServiceError) in
+            responder.respond(IdempotentWrites.answer(request, context) { keeping throws(ServiceError) in
                 let written = try write(keeping.map { keep in { outcome in keep(response(outcome, context)) } })
                 outcome = written
                 return response(written, context)
