@@ -408,6 +408,22 @@ export async function wholeAndRaw(m, { proxyURL, serverURL, listID, token }) {
   return report(follower, mirror, { converged: server !== null, outcomes, shownAfterPut, shownAtOnce, opsAfter, asked });
 }
 
+/**
+ * A writable follower of a list that does not exist: its put goes out while the follower still meets 404s and makes
+ * the list; the follower then loads it, and a write by id follows.
+ */
+export async function createdByPut(m, { proxyURL, serverURL, listID }) {
+  const mirror = mirrorTarget(m);
+  const follower = new m.ListFollower(proxyURL, listID, mirror, { writable: true, wait: 1, backoff: BACKOFF });
+  const ready = follower.start();
+  const put = await outcome(follower.put({ items: [{ id: "a", model: { n: 1 } }] }));
+  await ready;
+  const inserted = await outcome(follower.insert({ id: "b", model: { n: 2 } }, { after: "a" }));
+  const server = await converge([follower], serverURL, listID);
+  follower.stop();
+  return report(follower, mirror, { converged: server !== null, outcomes: [put, inserted] });
+}
+
 /** Document pairs for diffDocuments: random documents over a few section and item ids, and the diff between each. */
 export function randomDiffs(m, { count = 300, seed = 3 }) {
   const rng = random(seed);

@@ -161,6 +161,17 @@ def test_a_follower_survives_storage_failures_stops_and_throwing_callbacks(serve
     assert result["revisionsMade"] == 1
 
 
+def test_a_put_makes_the_list_a_writable_follower_meets_as_missing(server, proxy, node):
+    """A writable follower of a list that does not exist sends its put (the follower meanwhile retries its 404), the
+    put makes the list, and the follower loads it and writes by id on it."""
+    list_id = uid("w-created")
+    result = node("createdByPut", **urls(server, proxy, list_id))
+    assert result["converged"], result
+    assert result["outcomes"] == [{"revision": 1}, {"revision": 2}]
+    assert [i["id"] for i in server.doc(list_id)["sections"][0]["items"]] == ["a", "b"]
+    check_ends_on_the_servers_document(server, list_id, result)
+
+
 def test_put_and_raw_patch_with_a_function_token(make_server, node):
     """put() and patch() with a token function on a service that wants a write token; a raw patch the service cannot
     apply is a ConflictError ("patch"), rolled back."""

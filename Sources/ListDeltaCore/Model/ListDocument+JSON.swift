@@ -38,3 +38,12 @@ extension ListDocument {
         return table
     }
 }
+
+extension ListItem {
+    /// Reads an item as served (`jsonValue`'s form: `{"id", "type"?, "cell", "model"}`), for clients and stored
+    /// snapshots; it checks the shape, not the write rules.
+    /// - Throws: `DiffApplicationError` naming the member that does not fit.
+    public init(servedJSON json: JSONValue) throws(DiffApplicationError) {
+        self = try DiffJSON.item(json)
+    }
+}

@@ -211,7 +211,7 @@ struct FollowSession {
 
     private func get(_ url: URL, idleTimeout: Double) async throws(FollowError) -> TransportResponse {
         do {
-            return try await transport.get(TransportRequest(url: url, headers: headers(accept: "application/json"), idleTimeout: idleTimeout))
+            return try await transport.send(TransportRequest(url: url, headers: headers(accept: "application/json"), idleTimeout: idleTimeout))
         } catch {
             throw .transport(error)
         }

@@ -44,6 +44,8 @@ public struct ListReset: Sendable, Equatable {
         case mismatch
         /// The event stream sent `event: reset`.
         case event
+        /// A ``ListWriter``'s storage held this document and its pending writes: shown at once, before any request.
+        case restored
     }
 
     /// Why.

@@ -1,7 +1,10 @@
 public import Foundation
 
-/// A GET the follower sends: the URL, its headers and how long the connection may stay silent.
+/// A request a follower or a writer sends: the method, the URL, its headers, the body and how long the connection
+/// may stay silent.
 public struct TransportRequest: Sendable, Equatable {
+    /// `GET` for what a follower sends; `PATCH` or `PUT` for a writer's writes.
+    public var method: String
     /// The full URL, query included.
     public var url: URL
     /// Request headers (`Accept`, and whatever `FollowOptions.headers` adds).
@@ -9,10 +12,14 @@ public struct TransportRequest: Sendable, Equatable {
     /// Seconds the connection may go without receiving a byte before the request fails (URLSession's
     /// `timeoutInterval`: an idle timeout, not a deadline).
     public var idleTimeout: Double
+    /// The body; `nil` for none.
+    public var body: [UInt8]?
 
     /// Creates a request.
-    public init(url: URL, headers: [String: String] = [:], idleTimeout: Double = 60) {
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: [UInt8]? = nil, idleTimeout: Double = 60) {
+        self.method = method
         self.url = url
+        self.body = body
         self.headers = headers
         self.idleTimeout = idleTimeout
     }
@@ -68,14 +75,14 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { message }
 }
 
-/// How a follower talks HTTP: the seam between the follower's logic and the network.
+/// How a follower and a writer talk HTTP: the seam between the follower's logic and the network.
 ///
 /// `URLSessionTransport` is the real one (URLSession on Apple platforms, FoundationNetworking on Linux); tests
 /// pass a scripted one, so every path of the follower runs without a socket.
 public protocol ListTransport: Sendable {
     /// Sends `request` and returns the whole answer, whatever its status.
     /// - Throws: `TransportError` when there is no answer. Cancelling the calling task cancels the request.
-    func get(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
 
     /// Sends `request` and returns once the status is known; the body follows in `chunks`.
     /// - Throws: `TransportError` when there is no answer. Cancelling the calling task cancels the request.

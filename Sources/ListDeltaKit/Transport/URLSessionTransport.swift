@@ -30,7 +30,7 @@ public final class URLSessionTransport: ListTransport {
         streamSession.invalidateAndCancel()
     }
 
-    public func get(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         let urlRequest = Self.urlRequest(for: request)
         let handle = TaskHandle()
         do {
@@ -79,7 +79,8 @@ public final class URLSessionTransport: ListTransport {
 
     private static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = "GET"
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body.map { Data($0) }
         urlRequest.timeoutInterval = request.idleTimeout
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }

@@ -1757,10 +1757,14 @@ class WriteQueue {
     for (const entry of abandoned) entry.reject(error);
   }
 
-  /** Starts the sending loop unless it runs, the follower is stopped or has no document yet, or nothing is pending. */
+  /**
+   * Starts the sending loop unless it runs, the follower is stopped, or nothing is pending; or the follower has no
+   * document yet and the first write is one by id (a put is sent as it is: on a list that does not exist, it makes it).
+   */
   kick() {
     const f = this.follower;
-    if (this.sending || !f._running || f._confirmed === null || !this.pending.length) return;
+    if (this.sending || !f._running || !this.pending.length) return;
+    if (f._confirmed === null && this.pending[0].write.kind !== "put") return;
     const abort = new AbortController();
     this.abort = abort;
     this.sending = true;

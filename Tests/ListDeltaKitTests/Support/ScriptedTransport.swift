@@ -40,7 +40,7 @@ final class ScriptedTransport: ListTransport, @unchecked Sendable {
         }
     }
 
-    func get(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         switch take(request) {
         case .answer(let status, let body)?: return TransportResponse(status: status, body: Array(body.utf8))
         case .linked(let status, let body, let next)?:
