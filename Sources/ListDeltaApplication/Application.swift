@@ -49,6 +49,8 @@ public final class Application: Sendable {
     public nonisolated(unsafe) private(set) var queries: QueryKeeper!
     /// The answers of writes sent with an `Idempotency-Key`.
     public let idempotency: IdempotencyKeys
+    /// The sweep of expired answers. Made and kept like ``sources``.
+    private nonisolated(unsafe) var answerSweep: AnswerSweep!
 
     /// Builds the application over `store` (opened by the caller; closed by ``shutdown()`` when shared).
     /// - Parameters:
@@ -82,15 +84,17 @@ public final class Application: Sendable {
         sources = try SourceKeeper(app: self)
         views = ViewKeeper(app: self)
         queries = QueryKeeper(app: self, maximumQueries: options.maximumQueries, resultBytes: options.cacheBytes / 8)
+        answerSweep = AnswerSweep(app: self)
     }
 
-    /// Starts what runs by itself: the sources' scheduler, the views' and the queries' sweeps, and listening to the
-    /// other instances.
+    /// Starts what runs by itself: the sources' scheduler, the views' and the queries' sweeps, the sweep of expired
+    /// idempotency answers, and listening to the other instances.
     public func start() {
         sharedStore?.startAnnouncements { [self] announcement in receive(announcement) }
         sources.start()
         views.start()
         queries.start()
+        answerSweep.start()
     }
 
     /// True once the instance was asked to stop and drains: it still serves, but says it should not be sent more.
@@ -108,6 +112,7 @@ public final class Application: Sendable {
         hub.shutdown()
         sources.shutdown()
         views.shutdown()
+        answerSweep.shutdown()
         pools.shutdown()
         sharedStore?.close()
     }

@@ -32,6 +32,8 @@ enum IdempotencyTable {
             PRIMARY KEY (list_id, key))
         """,
         "CREATE INDEX IF NOT EXISTS list_idempotency_kept ON list_idempotency (list_id, kept_at_ms)",
+        // The answers of every list by age: the sweep of those a list that is never written again keeps.
+        "CREATE INDEX IF NOT EXISTS list_idempotency_age ON list_idempotency (kept_at_ms)",
     ]
 
     /// Creates what the database lacks (in the migration transaction, under its lock, after the append function).
@@ -91,6 +93,20 @@ extension PostgresStore {
                     bodyIsGzip: isGzip, keptAtMilliseconds: keptAt)
             }
             return nil
+        }
+    }
+
+    public func forgetAnswers(keptBefore milliseconds: Int64, limit: Int) throws(StoreError) -> Int {
+        try call { [client, logger] in
+            let rows = try await client.query(
+                """
+                WITH gone AS (DELETE FROM list_idempotency WHERE ctid IN
+                    (SELECT ctid FROM list_idempotency WHERE kept_at_ms < \(milliseconds) ORDER BY kept_at_ms LIMIT \(limit))
+                    RETURNING 1)
+                SELECT count(*)::bigint FROM gone
+                """, logger: logger)
+            for try await count in rows.decode(Int64.self) { return Int(count) }
+            return 0
         }
     }
 

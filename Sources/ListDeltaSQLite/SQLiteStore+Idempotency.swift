@@ -22,6 +22,20 @@ extension SQLiteStore {
         }
     }
 
+    public func forgetAnswers(keptBefore milliseconds: Int64, limit: Int) throws(StoreError) -> Int {
+        try StoreError.catching {
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        DELETE FROM list_idempotency WHERE rowid IN
+                            (SELECT rowid FROM list_idempotency WHERE kept_at_ms < ? ORDER BY kept_at_ms LIMIT ?)
+                        """,
+                    arguments: [milliseconds, limit])
+                return db.changesCount
+            }
+        }
+    }
+
     /// Forgets the list's expired answers, then inserts `kept` unless the list has an answer for its key.
     static func keep(_ kept: AnswerToKeep, for listID: String, in db: Database) throws {
         try db.execute(

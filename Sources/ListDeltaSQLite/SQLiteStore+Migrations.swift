@@ -96,6 +96,10 @@ extension SQLiteStore {
                 """)
             try db.execute(sql: "CREATE INDEX list_idempotency_kept ON list_idempotency (list_id, kept_at_ms)")
         }
+        migrator.registerMigration("v6: the sweep of expired answers") { db in
+            // The answers of every list by age: the sweep of those a list that is never written again keeps.
+            try db.execute(sql: "CREATE INDEX list_idempotency_age ON list_idempotency (kept_at_ms)")
+        }
         return migrator
     }
 }

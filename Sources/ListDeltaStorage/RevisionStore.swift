@@ -67,6 +67,12 @@ public protocol RevisionStore: Sendable {
     /// - Complexity: O(log *n*) plus the body size and the expired answers forgotten.
     func keep(_ answer: AnswerToKeep, for listID: String) throws(StoreError)
 
+    /// Forgets at most `limit` answers, of any list, kept before `milliseconds` (since 1970), in a transaction of
+    /// their own; returns how many. The sweep of lists that are never written again (their next keyed write would
+    /// forget them too).
+    /// - Complexity: O(*k* log *n*) for *k* answers forgotten of *n* kept.
+    func forgetAnswers(keptBefore milliseconds: Int64, limit: Int) throws(StoreError) -> Int
+
     /// Takes a ``WriteTurn`` on `id`, waiting for the one another instance holds; `nil` for a store no other
     /// process writes to (the default). Until the turn ends, the next ``append(_:)`` of `id` commits
     /// inside it, and no other instance's append or delete of `id` commits.

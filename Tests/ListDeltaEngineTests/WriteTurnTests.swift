@@ -31,6 +31,9 @@ import Testing
         func delete(_ id: String, expectedRevision: Int?) throws(StoreError) -> ListHead? { try inner.delete(id, expectedRevision: expectedRevision) }
         func idempotentAnswer(_ listID: String, key: String) throws(StoreError) -> IdempotentAnswer? { try inner.idempotentAnswer(listID, key: key) }
         func keep(_ answer: AnswerToKeep, for listID: String) throws(StoreError) { try inner.keep(answer, for: listID) }
+        func forgetAnswers(keptBefore milliseconds: Int64, limit: Int) throws(StoreError) -> Int {
+            try inner.forgetAnswers(keptBefore: milliseconds, limit: limit)
+        }
         func takeWriteTurn(_ id: String) throws(StoreError) -> (any WriteTurn)? { nil }
     }
 

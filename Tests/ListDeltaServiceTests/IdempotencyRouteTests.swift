@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import ListDeltaApplication
+import ListDeltaServer
 import ListDeltaTestSupport
 import Testing
 @testable import ListDeltaService
@@ -51,6 +52,18 @@ import Testing
         #expect(again.plainBody == refused.plainBody)
         #expect(IdempotentWrites.isKept(412) && IdempotentWrites.isKept(404) && IdempotentWrites.isKept(200))
         #expect(!IdempotentWrites.isKept(401) && !IdempotentWrites.isKept(403) && !IdempotentWrites.isKept(503))
+    }
+
+    @Test func theSweepForgetsExpiredAnswersOfAListNeverWrittenAgain() async throws {
+        let test = try TestService { $0.idempotencySeconds = 1 }
+        #expect(test.answer(.PUT, "/v1/lists/l", headers: ["Idempotency-Key": "k"], json: document)?.status == 201)
+        #expect(try test.service.app.idempotency.sweepExpired() == 0, "not expired yet")
+        try await Task.sleep(for: .milliseconds(1_100))
+        #expect(try test.service.app.idempotency.sweepExpired() == 1)
+        #expect(try test.service.app.idempotency.sweepExpired() == 0)
+        // Forgotten: the key is new again (the same document makes no revision, and is not a replay).
+        let again = try #require(test.answer(.PUT, "/v1/lists/l", headers: ["Idempotency-Key": "k"], json: document))
+        #expect(again.status == 200 && again.headers["Idempotent-Replayed"] == nil)
     }
 
     @Test func aKeyWithAnotherRequestIs422AndABadKeyIs400() throws {

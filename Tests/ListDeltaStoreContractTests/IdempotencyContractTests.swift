@@ -74,6 +74,25 @@ import Testing
     }
 
     @Test(arguments: StoreKind.available)
+    func theSweepForgetsExpiredAnswersOfEveryListABatchAtATime(_ kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            // Times below 500 ms since 1970 are this test's alone (a PostgreSQL database is shared by the tests).
+            let a = uniqueID("a")
+            let b = uniqueID("b")
+            try store.keep(answer("k", at: 100), for: a)
+            try store.keep(answer("k", at: 200), for: b)
+            try store.keep(answer("recent", at: 600), for: b)
+            #expect(try store.forgetAnswers(keptBefore: 500, limit: 1) == 1)
+            #expect(try store.idempotentAnswer(a, key: "k") == nil, "the oldest goes first")
+            #expect(try store.idempotentAnswer(b, key: "k") != nil)
+            #expect(try store.forgetAnswers(keptBefore: 500, limit: 10) == 1)
+            #expect(try store.forgetAnswers(keptBefore: 500, limit: 10) == 0)
+            #expect(try store.idempotentAnswer(b, key: "k") == nil)
+            #expect(try store.idempotentAnswer(b, key: "recent") != nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func aDeleteForgetsTheListsAnswers(_ kind: StoreKind) async throws {
         try await kind.withStore { store in
             let a = uniqueID("a")

@@ -127,6 +127,25 @@ public final class IdempotencyKeys: Sendable {
         return answer.fingerprint == fingerprint ? .replay(answer) : .reused
     }
 
+    /// Forgets every answer that expired, of every list, `batch` at a time (a transaction each, so writes go on
+    /// between them); returns how many.
+    /// - Throws: ``ApplicationError`` when the store cannot forget them (those forgotten before stay forgotten).
+    /// - Complexity: O(*k* log *n*) for *k* expired answers of *n* kept.
+    public func sweepExpired(batch: Int = 1_000) throws(ApplicationError) -> Int {
+        let expiredBefore = now() - lifetimeMilliseconds
+        var total = 0
+        while true {
+            let forgotten: Int
+            do {
+                forgotten = try store.forgetAnswers(keptBefore: expiredBefore, limit: batch)
+            } catch {
+                throw .from(error)
+            }
+            total += forgotten
+            if forgotten < batch { return total }
+        }
+    }
+
     /// Keeps the answer of a write that made no revision (a refusal, a write that changed nothing, a delete).
     /// - Throws: ``ApplicationError`` when the store cannot keep it (the answer still goes out; a repeat is then
     ///   treated as new).
