@@ -225,7 +225,8 @@ def test_query_bar_filters_sorts_pages_and_windows_as_diffs(make_server, mode):
 
 def test_demo_writer_writes_while_a_query_is_shown(make_server):
     """The whole list's follower is writable and follows no query: with a query shown the follower follows it, and the
-    demo writer writes through a follower of the whole list made for each change; the query shows what it brings.
+    demo writer writes through a follower of the whole list, made at its first write and kept for the next ones; the
+    query shows what it brings.
     Back on the whole list, the follower on show is writable again."""
     server = make_server()
     list_id = uid("qwrite")

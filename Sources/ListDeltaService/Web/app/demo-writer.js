@@ -135,22 +135,36 @@ const actions = {
   },
 };
 
+// While a live query is shown (its follower follows the query and cannot write): one writable follower of the whole
+// open list, `{listID, follower, ready}`, made at the first write and kept for the next ones until another list is
+// written to or the query is cleared.
+let side = null;
+
+/** The side writer of the open list, made (and the previous one stopped) when there is none for it. */
+function sideWriter() {
+  if (side?.listID === page.listID) return side;
+  side?.follower.stop();
+  const follower = follow("", page.listID, {}, { writable: true, token: currentToken });
+  side = { listID: page.listID, follower, ready: follower.start() };
+  return side;
+}
+
 /**
- * Runs `write(f)` with a writable follower of the open list: the one on show, or while a live query is shown (its
- * follower follows the query and cannot write), one of the whole list made for this write and stopped after it.
- * Resolves to what `write` resolves to; undefined when no list is open or its document could not be read.
+ * Runs `write(f)` with a writable follower of the open list: the one on show, or while a live query is shown, the
+ * side writer. Resolves to what `write` resolves to; undefined when no list is open or its document could not be read
+ * within 10 s.
  */
 async function withWriter(write) {
   const shown = page.follower;
   if (!shown || !page.listID) return undefined;
-  if (shown.writable) return shown.document ? write(shown) : undefined;
-  const writer = follow("", page.listID, {}, { writable: true, token: currentToken });
-  try {
-    await Promise.race([writer.start(), new Promise((resolve) => setTimeout(resolve, 10000))]);
-    return writer.document ? await write(writer) : undefined;
-  } finally {
-    writer.stop();
+  if (shown.writable) {
+    side?.follower.stop();
+    side = null;
+    return shown.document ? write(shown) : undefined;
   }
+  const { follower, ready } = sideWriter();
+  await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, 10000))]);
+  return follower.document ? write(follower) : undefined;
 }
 
 /**
@@ -194,10 +208,22 @@ export async function onPanelClick(e) {
 
 let autoTimer = null;
 
-/** Writes a random change every second while `on`. */
+let autoWriting = false;
+
+/** Writes a random change every second while `on`; a second whose previous write has not ended (offline, say) is skipped. */
 export function toggleAuto(on) {
   clearInterval(autoTimer);
-  autoTimer = on ? setInterval(() => write(randomAction()), 1000) : null;
+  autoTimer = on
+    ? setInterval(async () => {
+      if (autoWriting) return;
+      autoWriting = true;
+      try {
+        await write(randomAction());
+      } finally {
+        autoWriting = false;
+      }
+    }, 1000)
+    : null;
 }
 
 /** Creates a demo list of four sections with a few items each; resolves to its id, or null when it was refused. */
