@@ -325,6 +325,39 @@ export async function offlineThenRestored(m, { proxyURL, serverURL, listID, stor
   };
 }
 
+/**
+ * Two followers of one list on one storage at once, as two tabs on one IndexedDB database: the first stores the list,
+ * the second follows and writes without storing (a Web Lock decides), so neither writes over the other's writes. Both
+ * write while offline, both writes land once online; once both stopped, a new follower on the storage restores.
+ */
+export async function twoTabs(m, { proxyURL, serverURL, listID, storage }) {
+  const options = { writable: true, wait: 1, backoff: BACKOFF, writeTimeout: 3000, storage };
+  const first = new m.ListFollower(proxyURL, listID, mirrorTarget(m), options);
+  await first.start();
+  const second = new m.ListFollower(proxyURL, listID, mirrorTarget(m), options);
+  await second.start();
+  await control(proxyURL, "offline", { on: 1 });
+  const writes = [
+    first.insert({ id: "tab-1", model: {} }, { section: "a" }),
+    second.insert({ id: "tab-2", model: {} }, { section: "b" }),
+  ].map(outcome);
+  const offline = await waitFor(() => first.state === "offline" && second.state === "offline", 10000);
+  await sleep(500); // time for both to have stored, were both storing
+  const stored = (await storedPending(storage, listID)).map((w) => w.item?.id);
+  await control(proxyURL, "offline", { on: 0 });
+  const server = await converge([first, second], serverURL, listID);
+  const outcomes = await Promise.all(writes);
+  first.stop();
+  second.stop();
+  const mirror = mirrorTarget(m);
+  const third = new m.ListFollower(proxyURL, listID, mirror, options);
+  third.start();
+  await waitFor(() => mirror.ops.length > 0, 10000);
+  const firstOp = mirror.ops[0];
+  third.stop();
+  return { offline, stored, converged: server !== null, outcomes, firstOp };
+}
+
 /** The pending writes `storage` holds for the list. */
 const storedPending = async (storage, listID) => (await storage.get(`listdelta:${listID}`))?.pending ?? [];
 

@@ -146,3 +146,18 @@ def test_reload_with_pending_writes_while_offline(web_server, proxy, page):
     assert forwarded[0]["key"] == first_key
     check_one_body_per_key(proxy)
     assert [op[0] for op in st["ops"]].count("reset") == 1
+
+
+def test_two_tabs_on_one_indexeddb_take_turns_storing_a_list(web_server, proxy, page):
+    """Two followers of one list on one IndexedDB database at once (as two tabs of the origin): the first stores the
+    list, the second writes without storing, so the stored writes are the first's alone, never overwritten; both
+    writes land once; after both stop, a new follower on the database restores what was stored."""
+    list_id = new_list(web_server, "wb-tabs")
+    result = run(page, "twoTabs", storage=f"{list_id}-tabs", **urls(web_server, proxy, list_id))
+    assert result["offline"], result
+    assert result["stored"] == ["tab-1"], result
+    assert result["converged"], result
+    assert [o.get("revision") is not None for o in result["outcomes"]] == [True, True], result["outcomes"]
+    items = [i["id"] for s in web_server.doc(list_id)["sections"] for i in s["items"]]
+    assert items.count("tab-1") == 1 and items.count("tab-2") == 1
+    assert result["firstOp"][:2] == ["reset", "restored"], result["firstOp"]

@@ -260,6 +260,8 @@ export interface ResetInfo {
 export interface FollowerStorage {
   get(key: string): Promise<unknown>;
   set(key: string, value: unknown): Promise<unknown>;
+  /** Names a storage the tabs of an origin share: one follower of a list at a time stores it (a Web Lock). */
+  readonly lockName?: string;
 }
 
 export interface ListFollowerOptions extends FollowOptions {

@@ -724,7 +724,9 @@ class Follower {
  *   before it is sent again with the same key (default 20000);
  * - `storage`: where the follower keeps the server's document, its revision and the pending writes, under the key
  *   `listdelta:<listID>`: `indexedDBStorage(name)`, `memoryStorage()`, or any `{get(key), set(key, value)}` returning
- *   promises (`get` gives undefined or null for a missing key; values are JSON);
+ *   promises (`get` gives undefined or null for a missing key; values are JSON). A storage with a `lockName` string
+ *   (IndexedDB's) is shared by the tabs of an origin: one follower of a list at a time stores it (a Web Lock);
+ *   another made meanwhile follows and writes without storing;
  * - callbacks: `onLoad(document)`, `onDiff(diff, document)`, `onReset({reason, detail, from, document})`,
  *   `onError(error, retryInMs)`, `onState(state)` with state "loading" | "live" | "offline" | "retrying" | "paused" |
  *   "stopped" ("offline": a request got no answer, a network error or a timeout; "retrying": it got an error answer),
@@ -969,15 +971,17 @@ export class ListFollower extends Follower {
 
   /**
    * Stops following for good, and sending writes: with `storage` they stay stored (their promises stay pending) for
-   * the next follower on it, or this one started again; without, their promises reject with an AbortError.
+   * the next follower on it, which may be this one started again (it sends them, but stores nothing more); without
+   * storage (or when another follower holds it), their promises reject with an AbortError.
    */
   stop() {
     super.stop();
     this._writes?.halt();
     // Without storage, nothing will send them: their promises reject (a write in flight may still have landed).
-    if (this._writes && !this._writes.storage) {
+    if (this._writes && !this._writes.keepsWrites) {
       this._writes.abandon(new DOMException("the follower stopped before the write was acknowledged", "AbortError"));
     }
+    this._writes?.release();
   }
 
   // Queues the write `make()` builds (a TypeError for bad arguments rejects the promise).
@@ -1705,6 +1709,7 @@ class WriteQueue {
     this.restoring = null; // the promise of the stored document
     this.storedDocument = null; // the document the storage held, kept in what is stored until one is confirmed
     this.restored = this.storage === null; // nothing is stored before what the storage holds has been read
+    this.lease = null; // the Web Lock that makes this the one follower storing the list (storage with a lockName)
     this.catchUpFirst = false; // after a restore: catch up before the first write is sent
     this.abort = null; // the sending loop's AbortController
     this.sending = false;
@@ -1912,6 +1917,13 @@ class WriteQueue {
   }
 
   async read() {
+    const lockName = this.storage?.lockName;
+    if (typeof lockName === "string") {
+      this.lease = await acquireLease(`${lockName}:${this.storageKey}`);
+      // Another follower (another tab) stores this list in this storage: this one neither restores nor stores; its
+      // writes live as long as it does, and the stored ones are left to that follower to send.
+      if (!this.lease.held) return null;
+    }
     let stored = null;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -1952,9 +1964,24 @@ class WriteQueue {
     };
   }
 
+  /** Whether the pending writes are stored for the next follower: with storage, unless another follower holds it. */
+  get keepsWrites() {
+    return this.storage !== null && this.lease?.held !== false;
+  }
+
+  /**
+   * Lets another follower store this list (the next one on this storage, in this tab or another) once what this one
+   * stores is stored. This follower stores nothing more.
+   */
+  release() {
+    const lease = this.lease;
+    this.lease = { held: false, release() {} };
+    if (lease?.held) Promise.resolve(this.saving).finally(() => lease.release());
+  }
+
   /** Stores the newest state (one `set` at a time; calls meanwhile are folded into the next); resolves once stored. */
   save() {
-    if (!this.storage || !this.restored) return Promise.resolve();
+    if (!this.storage || !this.restored || this.lease?.held === false) return Promise.resolve();
     this.saveWanted = true;
     this.saving ??= this.store();
     return this.saving;
@@ -1972,6 +1999,24 @@ class WriteQueue {
     }
     this.saving = null;
   }
+}
+
+/**
+ * Holds the Web Lock `name` until `release()` is called: one follower stores a list in a storage, across the tabs of
+ * an origin. Waits up to `ms` for a holder to let go (a follower stopped a moment ago); `{held: false}` when one keeps
+ * it, `{held: true}` where Web Locks are missing (Node).
+ */
+function acquireLease(name, ms = 1000) {
+  const locks = globalThis.navigator?.locks;
+  if (typeof locks?.request !== "function") return Promise.resolve({ held: true, release() {} });
+  return new Promise((resolve) => {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), ms);
+    locks.request(name, { signal: abort.signal }, () => {
+      clearTimeout(timer);
+      return new Promise((release) => resolve({ held: true, release }));
+    }).catch(() => resolve({ held: false, release() {} }));
+  });
 }
 
 /** A pending write as `pendingWrites` and ConflictError show it: its intent and its current key. */
@@ -2335,6 +2380,8 @@ export function memoryStorage() {
 /**
  * A storage in the browser's IndexedDB (`options.storage`): database `name` (default "listdelta"), one object store
  * `values` of the followers' states by key. It outlives the page: a follower made after a reload finds its writes.
+ * Its `lockName` makes the followers of one list on it, in every tab of the origin, take turns (a Web Lock): the first
+ * stores and restores, another at the same time follows and writes without storing (its writes last as long as it).
  */
 export function indexedDBStorage(name = "listdelta") {
   let opening = null;
@@ -2359,6 +2406,7 @@ export function indexedDBStorage(name = "listdelta") {
     });
   };
   return {
+    lockName: `listdelta-indexeddb:${name}`,
     get: (key) => run("readonly", (store) => store.get(key)),
     set: (key, value) => run("readwrite", (store) => store.put(value, key)).then(() => undefined),
   };
