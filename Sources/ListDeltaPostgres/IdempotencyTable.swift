@@ -96,12 +96,15 @@ extension PostgresStore {
         }
     }
 
+    /// Rows a write holds (its list's expired answers, which it forgets too) are skipped, never waited for: the sweep
+    /// and a write never deadlock on them.
     public func forgetAnswers(keptBefore milliseconds: Int64, limit: Int) throws(StoreError) -> Int {
         try call { [client, logger] in
             let rows = try await client.query(
                 """
                 WITH gone AS (DELETE FROM list_idempotency WHERE ctid IN
-                    (SELECT ctid FROM list_idempotency WHERE kept_at_ms < \(milliseconds) ORDER BY kept_at_ms LIMIT \(limit))
+                    (SELECT ctid FROM list_idempotency WHERE kept_at_ms < \(milliseconds) ORDER BY kept_at_ms LIMIT \(limit)
+                     FOR UPDATE SKIP LOCKED)
                     RETURNING 1)
                 SELECT count(*)::bigint FROM gone
                 """, logger: logger)

@@ -347,6 +347,11 @@ export async function twoTabs(m, { proxyURL, serverURL, listID, storage }) {
   await control(proxyURL, "offline", { on: 0 });
   const server = await converge([first, second], serverURL, listID);
   const outcomes = await Promise.all(writes);
+  // A follower stopped while it waits for the lock never takes it: the next one gets it.
+  const late = new m.ListFollower(proxyURL, listID, mirrorTarget(m), options);
+  late.start();
+  await sleep(100);
+  late.stop();
   first.stop();
   second.stop();
   const mirror = mirrorTarget(m);
@@ -449,12 +454,36 @@ export async function createdByPut(m, { proxyURL, serverURL, listID }) {
   const mirror = mirrorTarget(m);
   const follower = new m.ListFollower(proxyURL, listID, mirror, { writable: true, wait: 1, backoff: BACKOFF });
   const ready = follower.start();
-  const put = await outcome(follower.put({ items: [{ id: "a", model: { n: 1 } }] }));
+  // Both at once: the insert (by id) waits behind the put until the follower holds the document the put made.
+  const writes = [
+    follower.put({ items: [{ id: "a", model: { n: 1 } }] }),
+    follower.insert({ id: "b", model: { n: 2 } }, { after: "a" }),
+  ].map(outcome);
   await ready;
-  const inserted = await outcome(follower.insert({ id: "b", model: { n: 2 } }, { after: "a" }));
+  const [put, inserted] = await Promise.all(writes);
   const server = await converge([follower], serverURL, listID);
   follower.stop();
   return report(follower, mirror, { converged: server !== null, outcomes: [put, inserted] });
+}
+
+/**
+ * A put made while the follower still reads its storage, which holds a write from before: the stored write goes first,
+ * then the put, each once.
+ */
+export async function putWhileRestoring(m, { proxyURL, serverURL, listID }) {
+  const storage = m.memoryStorage();
+  const base = await serverDocument(serverURL, listID);
+  await storage.set(`listdelta:${listID}`, {
+    version: 1, listID, revision: base.revision, document: base, acknowledged: [],
+    pending: [{ kind: "insert", item: { id: "stored", model: {} }, section: "a", key: null, request: null }],
+  });
+  const mirror = mirrorTarget(m);
+  const follower = new m.ListFollower(proxyURL, listID, mirror, { writable: true, wait: 1, backoff: BACKOFF, storage });
+  follower.start();
+  const put = await outcome(follower.put({ kind: "array", items: [{ id: "p", model: {} }] }));
+  const server = await converge([follower], serverURL, listID);
+  follower.stop();
+  return report(follower, mirror, { converged: server !== null, put, base: base.revision });
 }
 
 /** Document pairs for diffDocuments: random documents over a few section and item ids, and the diff between each. */

@@ -172,6 +172,20 @@ def test_a_put_makes_the_list_a_writable_follower_meets_as_missing(server, proxy
     check_ends_on_the_servers_document(server, list_id, result)
 
 
+def test_a_put_made_while_the_storage_is_read_goes_after_the_stored_write(server, proxy, node):
+    """A follower whose storage holds a write sends it first, even when a put is made before the storage was read; then
+    the put, each once."""
+    list_id = new_list(server, "w-restoring")
+    result = node("putWhileRestoring", **urls(server, proxy, list_id))
+    assert result["converged"], result
+    assert result["put"] == {"revision": result["base"] + 2}, result["put"]
+    assert [i["id"] for i in server.doc(list_id)["sections"][0]["items"]] == ["p"]
+    stored_first = server.doc(list_id, result["base"] + 1)
+    assert "stored" in [i["id"] for s in stored_first["sections"] for i in s["items"]], stored_first
+    assert server.doc(list_id)["revision"] == result["base"] + 2
+    check_ends_on_the_servers_document(server, list_id, result)
+
+
 def test_put_and_raw_patch_with_a_function_token(make_server, node):
     """put() and patch() with a token function on a service that wants a write token; a raw patch the service cannot
     apply is a ConflictError ("patch"), rolled back."""

@@ -32,7 +32,7 @@ final class AnswerSweep: Sendable {
     private func pass() {
         guard running.withLock({ $0 }), let app else { return }
         do {
-            let forgotten = try app.idempotency.sweepExpired()
+            let forgotten = try app.idempotency.sweepExpired { running.withLock { $0 } } // a stop ends it between batches
             if forgotten > 0 { app.logger.info("forgot expired idempotency answers", metadata: ["answers": "\(forgotten)"]) }
         } catch {
             app.logger.warning("cannot forget expired idempotency answers", metadata: ["error": "\(error)"])

@@ -128,13 +128,14 @@ public final class IdempotencyKeys: Sendable {
     }
 
     /// Forgets every answer that expired, of every list, `batch` at a time (a transaction each, so writes go on
-    /// between them); returns how many.
+    /// between them), while `goOn()` says so; returns how many.
     /// - Throws: ``ApplicationError`` when the store cannot forget them (those forgotten before stay forgotten).
     /// - Complexity: O(*k* log *n*) for *k* expired answers of *n* kept.
-    public func sweepExpired(batch: Int = 1_000) throws(ApplicationError) -> Int {
+    public func sweepExpired(batch: Int = 1_000, while goOn: () -> Bool = { true }) throws(ApplicationError) -> Int {
+        precondition(batch > 0, "a sweep forgets at least one answer a batch")
         let expiredBefore = now() - lifetimeMilliseconds
         var total = 0
-        while true {
+        while goOn() {
             let forgotten: Int
             do {
                 forgotten = try store.forgetAnswers(keptBefore: expiredBefore, limit: batch)
@@ -142,8 +143,9 @@ public final class IdempotencyKeys: Sendable {
                 throw .from(error)
             }
             total += forgotten
-            if forgotten < batch { return total }
+            if forgotten < batch { break }
         }
+        return total
     }
 
     /// Keeps the answer of a write that made no revision (a refusal, a write that changed nothing, a delete).

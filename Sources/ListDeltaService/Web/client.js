@@ -971,7 +971,7 @@ export class ListFollower extends Follower {
 
   /**
    * Stops following for good, and sending writes: with `storage` they stay stored (their promises stay pending) for
-   * the next follower on it, which may be this one started again (it sends them, but stores nothing more); without
+   * the next follower on it (this one, started again, sends only writes made since and stores nothing); without
    * storage (or when another follower holds it), their promises reject with an AbortError.
    */
   stop() {
@@ -1710,6 +1710,8 @@ class WriteQueue {
     this.storedDocument = null; // the document the storage held, kept in what is stored until one is confirmed
     this.restored = this.storage === null; // nothing is stored before what the storage holds has been read
     this.lease = null; // the Web Lock that makes this the one follower storing the list (storage with a lockName)
+    this.readDone = this.storage === null; // what the storage holds was read (or never will be): writes may go
+    this.released = false; // stop() handed the writes to the storage: this follower stores nothing more
     this.catchUpFirst = false; // after a restore: catch up before the first write is sent
     this.abort = null; // the sending loop's AbortController
     this.sending = false;
@@ -1763,13 +1765,12 @@ class WriteQueue {
   }
 
   /**
-   * Starts the sending loop unless it runs, the follower is stopped, or nothing is pending; or the follower has no
-   * document yet and the first write is one by id (a put is sent as it is: on a list that does not exist, it makes it).
+   * Starts the sending loop unless it runs, the follower is stopped, nothing is pending, or the first write must wait
+   * (`waits()`).
    */
   kick() {
     const f = this.follower;
-    if (this.sending || !f._running || !this.pending.length) return;
-    if (f._confirmed === null && this.pending[0].write.kind !== "put") return;
+    if (this.sending || !f._running || !this.pending.length || this.waits()) return;
     const abort = new AbortController();
     this.abort = abort;
     this.sending = true;
@@ -1785,8 +1786,16 @@ class WriteQueue {
     this.abort?.abort();
   }
 
+  /**
+   * Whether the first write must wait: while the storage is read (its writes go first), and until the follower has a
+   * document, unless it is a put (sent as it is: on a list that does not exist, it makes it). `_take` kicks again.
+   */
+  waits() {
+    return !this.readDone || (this.follower._confirmed === null && this.pending[0]?.write.kind !== "put");
+  }
+
   async run(signal) {
-    while (this.pending.length && !signal.aborted) {
+    while (this.pending.length && !signal.aborted && !this.waits()) {
       const entry = this.pending[0];
       const outcome = await this.deliver(entry, signal);
       if (!outcome || signal.aborted) return;
@@ -1809,7 +1818,8 @@ class WriteQueue {
           fresh = true;
         }
         if (!entry.request) {
-          await this.reach(signal);
+          // A put or a raw patch is sent as it is: it needs no document holding the writes acknowledged before it.
+          if (entry.write.kind !== "put" && entry.write.kind !== "patch") await this.reach(signal);
           const plan = requestFor(entry.write, f._confirmed);
           if (plan.conflict && !fresh) {
             // Gone from what the follower holds: it may be behind. Ask, then decide.
@@ -1890,7 +1900,9 @@ class WriteQueue {
   /** The first write's outcome: it leaves the queue; the target gets the rollback, or the server's answer. */
   settle(entry, outcome) {
     const f = this.follower;
-    this.pending.shift();
+    const at = this.pending.indexOf(entry);
+    if (at < 0) return; // handed to the storage by stop() meanwhile
+    this.pending.splice(at, 1);
     if (outcome.error) {
       this.guarded(() => f._render());
       entry.reject(outcome.error);
@@ -1912,17 +1924,25 @@ class WriteQueue {
 
   /** Reads what the storage keeps, once: its writes go before those made since; resolves to its document, or null. */
   restore() {
-    this.restoring ??= this.read();
+    this.restoring ??= this.read().finally(() => {
+      this.readDone = true;
+      this.kick();
+    });
     return this.restoring;
   }
 
   async read() {
     const lockName = this.storage?.lockName;
     if (typeof lockName === "string") {
-      this.lease = await acquireLease(`${lockName}:${this.storageKey}`);
+      const lease = await acquireLease(`${lockName}:${this.storageKey}`);
+      if (this.released) {
+        lease.release(); // stopped meanwhile
+        return null;
+      }
+      this.lease = lease;
       // Another follower (another tab) stores this list in this storage: this one neither restores nor stores; its
       // writes live as long as it does, and the stored ones are left to that follower to send.
-      if (!this.lease.held) return null;
+      if (!lease.held) return null;
     }
     let stored = null;
     for (let attempt = 0; ; attempt++) {
@@ -1936,6 +1956,7 @@ class WriteQueue {
         await sleep(200 * 4 ** attempt);
       }
     }
+    if (this.released) return null; // stopped meanwhile: the stored writes stay for the next follower
     this.restored = true;
     if (!stored || stored.version !== 1) return null;
     const document = stored.document;
@@ -1970,13 +1991,27 @@ class WriteQueue {
   }
 
   /**
-   * Lets another follower store this list (the next one on this storage, in this tab or another) once what this one
-   * stores is stored. This follower stores nothing more.
+   * Hands the pending writes to the storage (stop()): they are stored as they are now, for the next follower on it,
+   * and this one forgets them (started again, it sends only writes made since, and stores nothing); then lets another
+   * follower store this list (in this tab or another).
    */
   release() {
+    this.released = true;
     const lease = this.lease;
     this.lease = { held: false, release() {} };
-    if (lease?.held) Promise.resolve(this.saving).finally(() => lease.release());
+    const storing = this.storage !== null && this.restored && lease?.held !== false;
+    if (!storing) {
+      if (lease?.held) lease.release();
+      return;
+    }
+    const last = this.snapshot();
+    this.pending = [];
+    this.saveWanted = false;
+    const { storage, storageKey } = this;
+    Promise.resolve(this.saving)
+      .then(() => storage.set(storageKey, last))
+      .catch((error) => this.follower.options.onError?.(error, 0, this.follower.listID))
+      .finally(() => lease?.release?.());
   }
 
   /** Stores the newest state (one `set` at a time; calls meanwhile are folded into the next); resolves once stored. */

@@ -136,9 +136,15 @@ const actions = {
 };
 
 // While a live query is shown (its follower follows the query and cannot write): one writable follower of the whole
-// open list, `{listID, follower, ready}`, made at the first write and kept for the next ones until another list is
-// written to or the query is cleared.
+// open list, `{listID, follower, ready}`, made at the first write and kept for the next ones until the list view
+// opens another list, closes, or follows the whole list again (`dropSideWriter`).
 let side = null;
+
+/** Stops the side writer, if any: the list view calls it whenever the list or the follower on show changes. */
+export function dropSideWriter() {
+  side?.follower.stop();
+  side = null;
+}
 
 /** The side writer of the open list, made (and the previous one stopped) when there is none for it. */
 function sideWriter() {
@@ -157,11 +163,7 @@ function sideWriter() {
 async function withWriter(write) {
   const shown = page.follower;
   if (!shown || !page.listID) return undefined;
-  if (shown.writable) {
-    side?.follower.stop();
-    side = null;
-    return shown.document ? write(shown) : undefined;
-  }
+  if (shown.writable) return shown.document ? write(shown) : undefined;
   const { follower, ready } = sideWriter();
   await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, 10000))]);
   return follower.document ? write(follower) : undefined;

@@ -5,6 +5,7 @@
 import { HTTPError, diffDocuments, diffSize, follow } from "/client.js";
 import { $, el, reduceMotion } from "/app/dom.js";
 import { currentToken, mode, modeName } from "/app/connection.js";
+import { dropSideWriter } from "/app/demo-writer.js";
 import { page } from "/app/page-state.js";
 import { describe, log } from "/app/diff-log.js";
 import { itemCount, pageTarget, renderSections } from "/app/document-view.js";
@@ -56,6 +57,7 @@ function showRevision(revision, diff) {
  */
 export function openListView(id, push, query = null) {
   page.follower?.stop();
+  dropSideWriter();
   page.follower = null;
   page.listID = id;
   page.query = query;
@@ -167,6 +169,7 @@ function takeOver(follower, swap, doc) {
   const before = swap.from.document;
   page.follower = follower;
   swap.from.stop();
+  if (follower.writable) dropSideWriter(); // the whole list again: the follower on show writes
   const diff = diffDocuments(before, doc);
   const hints = { moved: new Set(diff.items.moved.map((m) => doc.sections[m.to[0]]?.items[m.to[1]]?.id)) };
   render(doc, hints);
@@ -218,6 +221,7 @@ export async function followQuery(query) {
 /** Stops following the list shown (if any) and hides the list view. */
 export function closeListView() {
   page.follower?.stop();
+  dropSideWriter();
   page.follower = null;
   page.listID = null;
   page.query = null;
