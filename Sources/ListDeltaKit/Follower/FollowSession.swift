@@ -68,9 +68,7 @@ struct FollowSession {
             options.onRetry?(.repeatedReset(reset, count: reloadsWithoutProgress), delay)
             do { try await Task.sleep(for: delay) } catch { throw .transport(TransportError("cancelled")) }
         }
-        let response = try await get(endpoints.document(query: options.query), idleTimeout: 30)
-        guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
-        let fetched = try ResponseBody.document(response.body)
+        let fetched = try await transport.document(at: endpoints.document(query: options.query), options: options)
         let reset = pendingReset
         document = fetched
         pendingReset = nil
@@ -167,7 +165,7 @@ struct FollowSession {
     /// Opens the event stream from the revision held; `false` when the answer calls for a reload instead.
     private mutating func openStream(from held: ListDocument) async throws(FollowError) -> Bool {
         let request = TransportRequest(
-            url: endpoints.events(from: held.revision, query: options.query), headers: headers(accept: "text/event-stream"),
+            url: endpoints.events(from: held.revision, query: options.query), headers: options.headers(accept: "text/event-stream"),
             idleTimeout: options.streamIdleTimeout)
         let opened: TransportStream
         do {
@@ -210,17 +208,7 @@ struct FollowSession {
     }
 
     private func get(_ url: URL, idleTimeout: Double) async throws(FollowError) -> TransportResponse {
-        do {
-            return try await transport.send(TransportRequest(url: url, headers: headers(accept: "application/json"), idleTimeout: idleTimeout))
-        } catch {
-            throw .transport(error)
-        }
-    }
-
-    private func headers(accept: String) -> [String: String] {
-        var headers = options.headers
-        headers["Accept"] = accept
-        return headers
+        try await transport.get(url, options: options, idleTimeout: idleTimeout)
     }
 
     /// The body of an answer that is not a stream of events (a problem), up to 64 KiB.

@@ -23,10 +23,13 @@ enum ResponseBody {
 
     /// A problem's `detail` (or the body's start when it is no problem object).
     static func detail(_ bytes: [UInt8]) -> String {
-        if case .object(let problem)? = try? reader.read(bytes), case .string(let detail)? = problem["detail"] {
-            return detail
-        }
-        return String(decoding: bytes.prefix(200), as: UTF8.self)
+        detail(of: (try? reader.read(bytes))?.objectValue, body: bytes)
+    }
+
+    /// `problem`'s `detail` (`problem` being `body` read already), or the body's start.
+    static func detail(of problem: JSONObject?, body: [UInt8]) -> String {
+        if case .string(let detail)? = problem?["detail"] { return detail }
+        return String(decoding: body.prefix(200), as: UTF8.self)
     }
 
     /// The `current` revision a 410 problem or an `event: reset` names, or `nil`.

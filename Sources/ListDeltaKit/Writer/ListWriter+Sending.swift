@@ -117,7 +117,7 @@ extension ListWriter {
     /// What an answer to a write means.
     func judge(_ response: TransportResponse, write: ListWrite) -> Verdict {
         let problem = (try? ResponseBody.reader.read(response.body))?.objectValue
-        let detail = ResponseBody.detail(response.body)
+        let detail = ResponseBody.detail(of: problem, body: response.body)
         switch response.status {
         case 200..<300:
             guard case .number(let number)? = problem?["revision"], let revision = number.intValue else {
@@ -154,19 +154,12 @@ extension ListWriter {
     /// The list's current document.
     /// - Throws: `.status(404, …)` when there is no list; other failures as the follower reports them.
     private func fetchDocument() async throws(FollowError) -> ListDocument {
-        let response: TransportResponse
-        do {
-            response = try await transport.send(TransportRequest(url: endpoints.document(query: nil), headers: headers(), idleTimeout: 30))
-        } catch {
-            throw .transport(error)
-        }
-        guard response.status == 200 else { throw .status(response.status, detail: ResponseBody.detail(response.body)) }
-        return try ResponseBody.document(response.body)
+        try await transport.document(at: endpoints.document(query: nil), options: options)
     }
 
     /// Sends `request` with `key`.
     private func send(_ request: WriteRequest, key: String) async throws(FollowError) -> TransportResponse {
-        var headers = headers()
+        var headers = options.headers(accept: "application/json")
         headers["Content-Type"] = request.method == "PATCH" ? "application/json-patch+json" : "application/json"
         headers["Idempotency-Key"] = key
         do {
@@ -176,12 +169,6 @@ extension ListWriter {
         } catch {
             throw .transport(error)
         }
-    }
-
-    private func headers() -> [String: String] {
-        var headers = options.headers
-        headers["Accept"] = "application/json"
-        return headers
     }
 
     /// Sleeps `delay`; throws when the task is cancelled (the writer stopped).

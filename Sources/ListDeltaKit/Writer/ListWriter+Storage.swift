@@ -22,7 +22,6 @@ extension ListWriter {
         if let stored, stored.listID == listID {
             queue = stored.pending.map { QueuedWrite(pending: $0) } + queue
             if let document = stored.document {
-                storedDocument = document
                 confirmed = document
                 acknowledged = stored.acknowledged
                 let reset = ListReset(reason: .restored, detail: "stored at revision \(document.revision) with \(queue.count) pending writes", from: document.revision)
@@ -32,10 +31,10 @@ extension ListWriter {
         await save() // the writes made before the storage was read
     }
 
-    /// What is stored: the server's document (the stored one until the follower brings one), the pending writes with
+    /// What is stored: the server's document (the restored one until the follower brings one), the pending writes with
     /// their keys and requests, the acknowledged writes not yet in the document.
     var snapshot: StoredList {
-        StoredList(listID: listID, document: confirmed ?? storedDocument, pending: queue.map(\.pending), acknowledged: acknowledged)
+        StoredList(listID: listID, document: confirmed, pending: queue.map(\.pending), acknowledged: acknowledged)
     }
 
     /// Stores the newest state; returns once it (or a newer one) is stored. One save runs at a time; calls meanwhile

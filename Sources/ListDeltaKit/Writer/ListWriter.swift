@@ -55,8 +55,6 @@ public actor ListWriter {
     private(set) var writesMade = 0
     /// Writes acknowledged at a revision `confirmed` has not reached: still shown on top of it.
     var acknowledged: [AcknowledgedWrite] = []
-    /// The document the storage held, kept in what is stored until the follower brings one.
-    var storedDocument: ListDocument?
     /// `false` while what the storage holds is unread (or could not be read): nothing is stored then.
     var storageReadable = false
     /// Where the writer is in its life: made, reading its storage, running, stopping, stopped.
