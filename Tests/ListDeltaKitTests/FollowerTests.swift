@@ -23,6 +23,35 @@ import Testing
         return result
     }
 
+    /// A query's event stream moves on silently past base revisions that leave the result as it was: its next diff
+    /// starts from a later base revision than the one held, and is applied to the result held, as from it.
+    @Test func aQueryStreamsDiffFromALaterBaseRevisionIsTakenFromTheRevisionHeld() async {
+        let r1 = Served.list(1, ["a", "b"]), r2 = Served.list(2, ["a", "b"]), r3 = Served.list(3, ["c", "a", "b"])
+        let transport = ScriptedTransport([
+            .answer(200, Served.document(r1)),
+            .openStream([Served.event("diff", Served.diff(r2, r3), id: 3)]),
+            .answer(200, Served.document(r3)), // fetched only by a follower that took the diff for a mismatch
+        ])
+        var options = FollowOptions(mode: .events)
+        options.query = #"{"limit":5}"#
+        let retries = RetryLog()
+        options.onRetry = { error, _ in retries.record(error) }
+        let got = await updates(ListFollower(baseURL: base, listID: "a", options: options, transport: transport), 2)
+        #expect(got.map(\.document) == [r1, r3])
+        #expect(got[1].diff?.from == 1 && got[1].diff?.to == 3, "a diff from the revision held: no reset")
+        #expect(retries.all.isEmpty)
+
+        // Following the whole list, the same diff does not fit what is held: the document is fetched again.
+        let whole = ScriptedTransport([
+            .answer(200, Served.document(r1)),
+            .openStream([Served.event("diff", Served.diff(r2, r3), id: 3)]),
+            .answer(200, Served.document(r3)),
+        ])
+        let reset = await updates(follower(whole, mode: .events), 2)
+        guard case .reset(let why)? = reset.last?.change else { Issue.record("expected a reset, got \(reset)"); return }
+        #expect(why.reason == .mismatch)
+    }
+
     @Test func longPollsApplyEachDiffAndSkipTimeouts() async {
         let r1 = Served.list(1, ["a", "b"]), r2 = Served.list(2, ["b", "c", "a"]), r3 = Served.list(3, ["c"])
         let transport = ScriptedTransport([

@@ -183,7 +183,14 @@ struct FollowSession {
     }
 
     /// `held` advanced by `diff`, or `nil` (with a reset pending) when the diff does not fit it.
-    private mutating func advance(_ held: ListDocument, by diff: ListDiff) -> ListUpdate? {
+    ///
+    /// Following a live query, a diff may start from a later base revision than the one held: an event stream moves
+    /// on silently past base revisions that leave the result as it was (docs/queries.md), so the result held is the
+    /// result at the diff's `from`. Such a diff is taken as starting from the revision held (its counts are still
+    /// checked against the result held).
+    private mutating func advance(_ held: ListDocument, by served: ListDiff) -> ListUpdate? {
+        var diff = served
+        if options.query != nil, diff.listID == listID, diff.from > held.revision { diff.from = held.revision }
         guard diff.listID == listID, diff.from == held.revision else {
             reset(.mismatch, "diff of \(diff.listID) from \(diff.from), holding \(listID) at \(held.revision)")
             return nil
