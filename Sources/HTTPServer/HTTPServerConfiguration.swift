@@ -101,6 +101,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var defaultResponseHeaders: [(name: String, value: String)] = []
 
     /// Creates the default configuration.
+    /// Whether every request gets a server span from the bootstrapped tracer (OpenTelemetry's HTTP conventions),
+    /// continuing the trace of its `traceparent`, current while its handler runs. Off, nothing is read or started.
+    public var tracesRequests = false
+
     public init() {}
 
     func validate() throws(HTTPServerError) {

@@ -3,6 +3,7 @@ import Metrics
 import Glibc
 import Logging
 import Synchronization
+import Tracing
 
 /// The server side of one request.
 ///
@@ -25,6 +26,8 @@ final class RequestContext: @unchecked Sendable {
     var routeIndex = -1
     /// Whether the answer ends the connection (`Connection: close`).
     var closesConnection = false
+    /// The request's server span, when requests are traced (``HTTPServerConfiguration/tracesRequests``).
+    var span: (any Span)?
     let state = Atomic<UInt8>(State.open.rawValue)
     let closeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -336,9 +339,16 @@ final class RequestContext: @unchecked Sendable {
         let elapsed = Clock.nanoseconds() &- startNanos
         loop.metrics.record(routeIndex: routeIndex, route: route, method: method, status: status, nanoseconds: elapsed)
         if loop.logsRequests {
-            loop.context.logger.info(
-                "\(method) \(path) \(status) \(bytesSent)B \(elapsed / 1000)us",
-                metadata: ["route": "\(route)"])
+            // Logged in the request's span, so that a log line that carries trace ids carries this request's.
+            ServiceContext.$current.withValue(span?.context) {
+                loop.context.logger.info(
+                    "\(method) \(path) \(status) \(bytesSent)B \(elapsed / 1000)us",
+                    metadata: ["route": "\(route)"])
+            }
+        }
+        if let span {
+            self.span = nil
+            RequestTracing.end(span, status: status, bytesSent: bytesSent)
         }
     }
 
@@ -355,6 +365,10 @@ final class RequestContext: @unchecked Sendable {
         connection = nil
         status = 499
         unregister()
+        if let span {
+            self.span = nil
+            RequestTracing.end(span, status: status, bytesSent: bytesSent)
+        }
         let elapsed = Clock.nanoseconds() &- startNanos
         if loop.logsRequests {
             loop.context.logger.info("\(method) \(path) client closed after \(elapsed / 1000)us", metadata: ["route": "\(route)"])

@@ -1,4 +1,6 @@
+public import ListDeltaStorage
 import Synchronization
+public import Tracing
 
 /// What watchers of a list are told.
 public enum ListEvent: Sendable {
@@ -6,11 +8,20 @@ public enum ListEvent: Sendable {
     case revision(WriteOutcome, batch: RenderedBody)
     /// Another instance sharing the store committed `revision` (announced by the store): watchers read what they
     /// need from the repository, whose cached head that announcement has already corrected.
-    case committedElsewhere(revision: Int)
+    case committedElsewhere(revision: Int, trace: CommitTrace? = nil)
     /// The list was deleted.
     case deleted
     /// The server is shutting down.
     case shutdown
+
+    /// Who wrote the revision the event brings, and when, as far as known.
+    public var trace: CommitTrace? {
+        switch self {
+        case .revision(let outcome, _): outcome.trace
+        case .committedElsewhere(_, let trace): trace
+        case .deleted, .shutdown: nil
+        }
+    }
 
     /// Whether the event ends what watches the list (a deletion, the shutdown) rather than bringing a revision.
     public var isEnding: Bool {
@@ -34,9 +45,11 @@ public final class ChangeHub: Sendable {
     /// Told the event and the list it happened to.
     public typealias Watcher = @Sendable (_ list: String, ListEvent) -> Void
 
-    private struct Watch {
+    struct Watch {
         let lists: [String]
         let watcher: Watcher
+        /// The trace context the watcher registered in (its request's), under which its deliveries are traced.
+        let context: ServiceContext?
     }
 
     private struct State {
@@ -66,7 +79,7 @@ public final class ChangeHub: Sendable {
 
     /// Parks a poll on `lists`; `nil` when the server is shutting down. Returns the token to `unpark` it.
     public func park(lists: [String], _ watcher: @escaping Watcher) -> Int? {
-        register(Watch(lists: lists, watcher: watcher), in: \.parked, indexedIn: \.polls)
+        register(Watch(lists: lists, watcher: watcher, context: ServiceContext.current), in: \.parked, indexedIn: \.polls)
     }
 
     /// Removes a parked poll from all its lists; `true` when it was still parked (so the caller owns its answer).
@@ -80,7 +93,7 @@ public final class ChangeHub: Sendable {
 
     /// Adds an event stream on `lists`; `nil` while shutting down.
     public func subscribe(lists: [String], _ watcher: @escaping Watcher) -> Int? {
-        register(Watch(lists: lists, watcher: watcher), in: \.subscribed, indexedIn: \.streams)
+        register(Watch(lists: lists, watcher: watcher, context: ServiceContext.current), in: \.subscribed, indexedIn: \.streams)
     }
 
     /// Adds `watch` under a new token to `watches` and to its lists' `index`; `nil` while shutting down.
@@ -107,18 +120,20 @@ public final class ChangeHub: Sendable {
     /// Tells every watcher of `list`: its parked polls are removed (from all their lists), its streams stay (a
     /// stream of one list ends itself when told of a deletion; a stream of many lists goes on following it).
     public func publish(list: String, _ event: ListEvent) {
-        let (polls, streams): ([Watcher], [Watcher]) = state.withLock { state in
+        let (polls, streams): ([Watch], [Watch]) = state.withLock { state in
             // The list's polls go at once; only a poll that also watches other lists is removed from those.
-            var polls: [Watcher] = []
+            var polls: [Watch] = []
             for token in state.polls.removeValue(forKey: list) ?? [] {
                 guard let watch = state.parked.removeValue(forKey: token) else { continue }
                 if watch.lists.count > 1 { state.remove(token, from: watch.lists.filter { $0 != list }, in: \.polls) }
-                polls.append(watch.watcher)
+                polls.append(watch)
             }
-            return (polls, (state.streams[list] ?? []).compactMap { state.subscribed[$0]?.watcher })
+            return (polls, (state.streams[list] ?? []).compactMap { state.subscribed[$0] })
         }
-        for watcher in polls { watcher(list, event) }
-        for watcher in streams { watcher(list, event) }
+        guard !polls.isEmpty || !streams.isEmpty else { return }
+        let delivery = Delivery(list: list, event: event)
+        for watch in polls { delivery.deliver(to: watch) }
+        for watch in streams { delivery.deliver(to: watch) }
     }
 
     /// Tells every watcher that the server stops, and refuses new ones.

@@ -1,6 +1,7 @@
 public import ListDeltaCore
 public import ListDeltaStorage
 import ZlibCodec
+import Tracing
 
 extension ListRepository {
     /// The document at `revision` (0 is the empty list), or 410 when it is not retained.
@@ -12,6 +13,18 @@ extension ListRepository {
             throw .gone(current: head.revision, detail: "revision \(revision) of \"\(id)\" is not retained; the oldest is \(head.oldestRevision)")
         }
         if let cached = documents.value(for: RevisionKey(list: id, revision: revision)) { return cached }
+        return try Spans.with("listdelta.rebuild") { (span) throws(EngineError) -> ListDocument in
+            if span.isRecording {
+                span.attributes["listdelta.list.id"] = id
+                span.attributes["listdelta.revision"] = revision
+                span.attributes["listdelta.head.revision"] = head.revision
+            }
+            return try rebuild(id, revision: revision, head: head)
+        }
+    }
+
+    /// ``document(_:revision:head:)`` for a revision that is not in memory.
+    private func rebuild(_ id: String, revision: Int, head: ListHead) throws(EngineError) -> ListDocument {
         do {
             if let rebuilt = try rebuildBackwards(id, revision: revision, head: head) { return rebuilt }
             let rebuilt = try rebuildForwards(id, revision: revision, head: head)

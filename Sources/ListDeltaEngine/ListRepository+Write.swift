@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 public import ListDeltaCore
 public import ListDeltaStorage
 
@@ -27,7 +28,28 @@ extension ListRepository {
         onCommit: (WriteOutcome) -> Void, build: (ListDocument?, Int) throws(Refusal) -> ListDocument
     ) throws(WriteFailure<Refusal>) -> WriteOutcome {
         loopCheck.refuse("a write")
+        return try Spans.with("listdelta.write") { (span) throws(WriteFailure<Refusal>) -> WriteOutcome in
+            let asked = ContinuousClock.now
+            let outcome = try writeLocked(
+                id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, answer: answer,
+                onCommit: onCommit, build: build, waited: { if span.isRecording { span.attributes["listdelta.lock.wait_ms"] = Spans.milliseconds(since: asked) } })
+            if span.isRecording {
+                span.attributes["listdelta.list.id"] = id
+                span.attributes["listdelta.revision"] = outcome.document.revision
+                span.attributes["listdelta.diff.size"] = outcome.diff.operationCount
+                span.attributes["listdelta.changed"] = outcome.changed
+            }
+            return outcome
+        }
+    }
+
+    private func writeLocked<Refusal: Error>(
+        _ id: String, origin: RevisionOrigin, preconditions: WritePreconditions, mustExist: Bool, viewStep: ViewStep?,
+        answer: ((WriteOutcome) -> AnswerToKeep)?, onCommit: (WriteOutcome) -> Void,
+        build: (ListDocument?, Int) throws(Refusal) -> ListDocument, waited: () -> Void
+    ) throws(WriteFailure<Refusal>) -> WriteOutcome {
         return try locks.withLock(id) { () throws(WriteFailure<Refusal>) in
+            waited()
             // Only a write through another instance can come between reading the head and committing (this
             // instance's writers of the list wait for its lock); an unconditional write that lost that race is
             // built again on the winner, after a short random pause that breaks the lockstep of instances
@@ -182,17 +204,21 @@ extension ListRepository {
         } else {
             snapshot = RevisionCodec.snapshot(of: next)
         }
-        let outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
+        var outcome = WriteOutcome(document: next, diff: diff, renderedDiff: rendered, previous: base, created: previous == nil, changed: true)
+        let trace = CommitTracing.current()
+        outcome.trace = trace
         let write = RevisionWrite(
             listID: id, expectedRevision: live?.revision, kind: next.kind.rawValue, sectionCount: next.sections.count,
             itemCount: next.itemCount, delta: delta, snapshot: snapshot, summary: Self.summary(of: diff, origin: origin),
             undo: try previous.map { (previous) throws(EngineError) in try Self.undo(of: diff, from: previous) }, viewStep: viewStep,
-            answer: answer?(outcome))
+            answer: answer?(outcome), trace: trace)
         // Known before it commits, so that no reader is told it does not exist once it does.
         ids?.insert(id)
         let newHead: ListHead
         do {
-            newHead = try store.append(write)
+            newHead = try CommitTracing.storeCall("append", list: id, system: store.databaseSystem) { () throws(StoreError) in
+                try store.append(write)
+            }
         } catch .conflict(let current) where store.isShared {
             // Another instance committed first: the cached head is stale, and the next attempt reads the store's.
             heads.forget(id)

@@ -1,5 +1,6 @@
 public import ListDeltaCore
 import ListDeltaStorage
+import Tracing
 
 /// Documents and diffs rendered once, in both codings, and kept for every client that asks for the same bytes.
 ///
@@ -32,9 +33,9 @@ public final class RenderCache: Sendable {
     /// - Complexity: O(1) when cached; else O(*n*) to render and compress *n* bytes.
     public func document(_ document: ListDocument) -> RenderedBody {
         let key = RevisionKey(list: document.id, revision: document.revision)
-        if let cached = documents.value(for: key) { return cached }
+        if let cached = Self.found(documents.value(for: key)) { return cached }
         repository.loopCheck.refuse("rendering a document")
-        let rendered = RenderedBody(document.jsonValue)
+        let rendered = Spans.with("listdelta.render") { _ in RenderedBody(document.jsonValue) }
         documents.set(rendered, for: key, cost: rendered.cost)
         return rendered
     }
@@ -43,7 +44,7 @@ public final class RenderCache: Sendable {
     /// - Throws: ``EngineError`` when a revision cannot be read (not retained, the store failed).
     public func diff(_ list: LiveList, from: Int, to: Int, format: DiffFormat) throws(EngineError) -> RenderedBody {
         let key = DiffKey(list: list.head.id, from: from, to: to, format: format)
-        if let cached = diffs.value(for: key) { return cached }
+        if let cached = Self.found(diffs.value(for: key)) { return cached }
         repository.loopCheck.refuse("computing a diff")
         let old = try repository.document(list.head.id, revision: from, head: list.head)
         let new = to == list.document.revision ? list.document : try repository.document(list.head.id, revision: to, head: list.head)
@@ -52,21 +53,31 @@ public final class RenderCache: Sendable {
         return rendered
     }
 
-    /// Renders a diff in a format; a JSON Patch needs both documents.
+    /// Renders a diff in a format (a JSON Patch needs both documents), in a `listdelta.render` span.
     private static func render(_ diff: ListDiff, from old: ListDocument, to new: ListDocument, format: DiffFormat) -> RenderedBody {
-        switch format {
-        case .batch: return RenderedBody(diff.jsonValue)
-        case .jsonPatch: return RenderedBody(JSONPatch(diff: diff, from: old, to: new).jsonValue)
+        Spans.with("listdelta.render") { span in
+            if span.isRecording { span.attributes["listdelta.diff.size"] = diff.operationCount }
+            switch format {
+            case .batch: return RenderedBody(diff.jsonValue)
+            case .jsonPatch: return RenderedBody(JSONPatch(diff: diff, from: old, to: new).jsonValue)
+            }
         }
+    }
+
+    /// `cached`, after noting on the current span (a traced request's) whether the rendering was in memory.
+    private static func found(_ cached: RenderedBody?) -> RenderedBody? {
+        Spans.current?.attributes["listdelta.cache.hit"] = cached != nil
+        return cached
     }
 
     /// The document that `key` names (a list's revision, or a derived list's: a query's result), rendered from
     /// `make` once. `make` runs only when the rendering is not in memory.
     /// - Complexity: O(1) when cached; else `make`'s cost plus O(*n*) to render and compress *n* bytes.
     public func document(_ key: RevisionKey, _ make: () throws(EngineError) -> JSONValue) throws(EngineError) -> RenderedBody {
-        if let cached = documents.value(for: key) { return cached }
+        if let cached = Self.found(documents.value(for: key)) { return cached }
         repository.loopCheck.refuse("rendering a document")
-        let rendered = RenderedBody(try make())
+        let made = try make()
+        let rendered = Spans.with("listdelta.render") { _ in RenderedBody(made) }
         documents.set(rendered, for: key, cost: rendered.cost)
         return rendered
     }
@@ -75,7 +86,7 @@ public final class RenderCache: Sendable {
     /// rendered once in `key.format`.
     /// - Complexity: O(1) when cached; else `make`'s cost plus the diff's (``ListDiff/init(from:to:)``).
     public func diff(_ key: DiffKey, _ make: () throws(EngineError) -> (old: ListDocument, new: ListDocument)) throws(EngineError) -> RenderedBody {
-        if let cached = diffs.value(for: key) { return cached }
+        if let cached = Self.found(diffs.value(for: key)) { return cached }
         repository.loopCheck.refuse("computing a diff")
         let (old, new) = try make()
         let rendered = Self.render(ListDiff(from: old, to: new), from: old, to: new, format: key.format)

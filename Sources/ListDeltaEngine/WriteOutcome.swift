@@ -1,4 +1,5 @@
 public import ListDeltaCore
+public import ListDeltaStorage
 
 /// The result of a write.
 public struct WriteOutcome: Sendable {
@@ -14,4 +15,7 @@ public struct WriteOutcome: Sendable {
     public let created: Bool
     /// `false` when the write changed nothing and made no revision.
     public let changed: Bool
+    /// Who wrote it and when (the writer's trace context, the commit's time), for the watchers it wakes; `nil` for
+    /// a write that changed nothing.
+    public var trace: CommitTrace?
 }

@@ -34,7 +34,7 @@ final class AnnouncementListener: Sendable {
                                 for try await notification in notifications {
                                     guard let payload = AnnouncementPayload(notification.payload), payload.instance != store.instance else { continue }
                                     switch payload.kind {
-                                    case .committed: handler(.committed(list: payload.list, revision: payload.revision))
+                                    case .committed: handler(.committed(list: payload.list, revision: payload.revision, trace: payload.trace))
                                     case .deleted: handler(.deleted(list: payload.list, revision: payload.revision))
                                     case .source: handler(.sourceChanged(list: payload.list))
                                     }

@@ -28,7 +28,7 @@ extension PostgresStore {
             turn.end()
             throw error
         }
-        let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID).text
+        let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID, trace: write.trace).text
         let result: AppendFunction.Result
         do {
             result = try turn.append(AppendFunction.statement(write, next: next, base: base, announcement: announcement))

@@ -31,7 +31,7 @@ extension PostgresStore {
                 isFresh = true
                 continue
             }
-            let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID).text
+            let announcement = AnnouncementPayload(instance: instance, kind: .committed, revision: next.head.revision, list: write.listID, trace: write.trace).text
             let result: AppendFunction.Result
             do {
                 let statement = AppendFunction.statement(write, next: next, base: base, announcement: announcement)

@@ -36,6 +36,8 @@ public final class PostgresStore: SharedRevisionStore {
     public var retention: Int { configuration.retention }
     public var isShared: Bool { true }
 
+    public var databaseSystem: String { "postgresql" }
+
     let client: PostgresClient
     let logger: Logger
     /// This process's name in announcements, by which it skips its own.

@@ -35,6 +35,8 @@ public final class SQLiteStore: RevisionStore {
     /// `false`: only processes on this machine open the file, and the service runs one per data directory.
     public var isShared: Bool { false }
 
+    public var databaseSystem: String { "sqlite" }
+
     /// The connection pool: one writer, several readers.
     let pool: DatabasePool
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Tracing
 import ZlibCodec
 
 /// Fetches web sources with async-http-client: conditional GET, gzip, redirects followed here (at most
@@ -28,6 +29,9 @@ public struct HTTPSourceFetcher: SourceFetching {
             timeout: .init(connect: .milliseconds(Int64(min(limits.timeoutSeconds, 10) * 1_000)), read: .milliseconds(Int64(limits.timeoutSeconds * 1_000))),
             decompression: .disabled)
         configuration.connectionPool = .init(idleTimeout: .seconds(1))
+        // Each exchange is traced here, as a client span whose context goes out as `traceparent` (the client's own
+        // tracing covers only its async API).
+        configuration.tracing.tracer = nil
         self.configuration = configuration
     }
 
@@ -65,8 +69,34 @@ public struct HTTPSourceFetcher: SourceFetching {
         }
     }
 
-    /// One request and its answer, to a host the policy allows.
+    /// One request and its answer, to a host the policy allows, in a client span (OpenTelemetry's HTTP client
+    /// conventions) that continues the current trace and is sent on as `traceparent`.
     private func exchange(_ url: URL, validators: FetchValidators, deadline: NIODeadline) throws(SourceFetchError) -> HTTPClient.Response {
+        let span = startSpan("GET", ofKind: .client)
+        defer { span.end() }
+        if span.isRecording {
+            span.attributes["http.request.method"] = "GET"
+            span.attributes["url.full"] = FetchTracing.fullURL(url)
+            if let host = url.host { span.attributes["server.address"] = host }
+            if let port = url.port { span.attributes["server.port"] = port }
+        }
+        do {
+            let response = try exchangeUntraced(url, validators: validators, deadline: deadline, traceHeaders: FetchTracing.headers(of: span))
+            if span.isRecording {
+                span.attributes["http.response.status_code"] = Int(response.status.code)
+                if response.status.code >= 400 { span.setStatus(SpanStatus(code: .error)) }
+            }
+            return response
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    private func exchangeUntraced(
+        _ url: URL, validators: FetchValidators, deadline: NIODeadline, traceHeaders: [(String, String)]
+    ) throws(SourceFetchError) -> HTTPClient.Response {
         let remaining = Double(deadline.uptimeNanoseconds) / 1e9 - Double(NIODeadline.now().uptimeNanoseconds) / 1e9
         guard remaining > 0 else { throw SourceFetchError(.timeout, "no complete answer within \(limits.timeoutSeconds) s") }
         let (bareHost, addresses) = try policy.checkHost(of: url, resolver: resolver, timeoutSeconds: remaining)
@@ -77,6 +107,7 @@ public struct HTTPSourceFetcher: SourceFetching {
         headers.add(name: "Accept-Encoding", value: "gzip")
         if let tag = validators.entityTag { headers.add(name: "If-None-Match", value: tag) }
         if let date = validators.lastModified { headers.add(name: "If-Modified-Since", value: date) }
+        for (name, value) in traceHeaders { headers.add(name: name, value: value) }
         let request: HTTPClient.Request
         do {
             request = try HTTPClient.Request(url: url.absoluteString, method: .GET, headers: headers)

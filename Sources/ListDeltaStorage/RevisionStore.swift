@@ -16,6 +16,9 @@ public protocol RevisionStore: Sendable {
     /// saw may exist.
     var isShared: Bool { get }
 
+    /// The database's name in OpenTelemetry's `db.system.name` (`sqlite`, `postgresql`), for the spans of its calls.
+    var databaseSystem: String { get }
+
     /// The head of a list, its tombstone included, or `nil` if the id was never used.
     /// - Complexity: O(log *n*) for *n* lists.
     func head(_ id: String) throws(StoreError) -> ListHead?

@@ -46,6 +46,10 @@ public struct RevisionWrite: Sendable {
     /// ``StoreError/conflict(current:)``: a key is applied once.
     public var answer: AnswerToKeep?
 
+    /// Who wrote it and when, carried to the other instances with the announcement of the commit (a shared store),
+    /// or `nil`.
+    public var trace: CommitTrace?
+
     /// Creates a revision write.
     ///
     /// - Parameters: One per stored property, see each property.
@@ -60,7 +64,8 @@ public struct RevisionWrite: Sendable {
         summary: RevisionSummary? = nil,
         undo: [UInt8]? = nil,
         viewStep: ViewStep? = nil,
-        answer: AnswerToKeep? = nil
+        answer: AnswerToKeep? = nil,
+        trace: CommitTrace? = nil
     ) {
         self.listID = listID
         self.expectedRevision = expectedRevision
@@ -73,5 +78,6 @@ public struct RevisionWrite: Sendable {
         self.undo = undo
         self.viewStep = viewStep
         self.answer = answer
+        self.trace = trace
     }
 }

@@ -1,7 +1,7 @@
 /// What a shared store tells every instance that uses it about writes made through the others.
 public enum StoreAnnouncement: Sendable, Equatable {
-    /// Another instance committed `revision` of `list`.
-    case committed(list: String, revision: Int)
+    /// Another instance committed `revision` of `list`; `trace` says who wrote it and when, when the writer said.
+    case committed(list: String, revision: Int, trace: CommitTrace? = nil)
     /// Another instance deleted `list`, whose last revision was `revision`.
     case deleted(list: String, revision: Int)
     /// Another instance attached, changed or detached `list`'s source or view.

@@ -59,16 +59,21 @@ struct Serve: ParsableCommand {
     @Option(help: "A JWKS file of RS256/ES256 public keys that scoped tokens may be signed with.")
     var jwtPublicKeys: String?
 
+    @Option(help: "Export spans over OTLP/HTTP to this base URL (/v1/traces is appended); as OTEL_EXPORTER_OTLP_ENDPOINT.")
+    var otlpEndpoint: String?
+
+    @Option(help: "How spans are sampled (as OTEL_TRACES_SAMPLER): always_on, always_off, traceidratio, parentbased_always_on (default), parentbased_always_off, parentbased_traceidratio.")
+    var tracesSampler: String?
+
+    @Option(help: "The ratio of the traceidratio samplers, 0...1 (as OTEL_TRACES_SAMPLER_ARG).")
+    var tracesSamplerArg: String?
+
     @Option(help: "Keep revisions in PostgreSQL, shared with other instances: postgres://user@host:port/database (the password may come from LISTDELTA_DATABASE_PASSWORD).")
     var databaseUrl: String?
 
     func run() throws {
         let settings = try loadConfiguration()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
-            return handler
-        }
+        LogLines.bootstrap(format: settings.logFormat, level: Logger.Level(rawValue: settings.logLevel) ?? .info)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "listdelta")
@@ -76,10 +81,12 @@ struct Serve: ParsableCommand {
         do {
             // jwt-kit builds keys in its actor; this is the main thread, none of Swift concurrency's, so it may wait.
             let keys = try waitForTask { try await settings.verificationKeys() }
+            let traceExport = try TraceExport.start(settings.tracing, logger: logger)
             let app = try ListDeltaApp(configuration: settings, logger: logger, registry: registry, keys: keys)
             app.installSignalHandlers()
             try app.start()
             app.waitUntilStopped()
+            if let traceExport { try? waitForTask { await traceExport.shutdown() } }
             logger.info("stopped")
         } catch let error as ConfigurationError {
             // One line that says why, and a failing exit: a container or unit that restarts on failure shows it
@@ -102,6 +109,9 @@ struct Serve: ParsableCommand {
         flags.readAccess = readAccess
         flags.jwtPublicKeys = jwtPublicKeys
         flags.databaseURL = databaseUrl
+        flags.otlpEndpoint = otlpEndpoint
+        flags.tracesSampler = tracesSampler
+        flags.tracesSamplerArgument = tracesSamplerArg
         return try file.load(flags: flags, validating: true)
     }
 }

@@ -17,6 +17,7 @@ import Testing
         init(_ inner: SQLiteStore) { self.inner = inner }
         var retention: Int { inner.retention }
         var isShared: Bool { true }
+        var databaseSystem: String { "sqlite" }
         func head(_ id: String) throws(StoreError) -> ListHead? { try inner.head(id) }
         func chain(_ id: String, upTo revision: Int) throws(StoreError) -> [StoredRevision]? { try inner.chain(id, upTo: revision) }
         func undoChain(_ id: String, from start: Int, downTo target: Int) throws(StoreError) -> [StoredUndo]? {

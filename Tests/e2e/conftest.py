@@ -353,14 +353,14 @@ def metric(server, name, **labels):
     return None
 
 
-def held_diff_poll(server, list_id, from_revision, wait=20):
-    """Starts `GET /v1/lists/{id}/diff?from=N&wait=S` on a thread; returns (thread, result), where result gets
-    "at" (time.monotonic() of the answer), "status", "headers" and "body" once it answers."""
+def held_diff_poll(server, list_id, from_revision, wait=20, headers=None):
+    """Starts `GET /v1/lists/{id}/diff?from=N&wait=S` (with `headers`, if given) on a thread; returns (thread,
+    result), where result gets "at" (time.monotonic() of the answer), "status", "headers" and "body" once it answers."""
     result = {}
 
     def poll():
         r = server.get(f"/v1/lists/{list_id}/diff", params={"from": from_revision, "wait": wait, "cursor": hold_cursor()},
-                       timeout=wait + 10)
+                       headers=headers, timeout=wait + 10)
         result["at"] = time.monotonic()
         result["status"], result["headers"], result["body"] = r.status_code, r.headers, r.json()
 

@@ -59,8 +59,10 @@ def stages():
 
 def environment_name(key):
     """camelCase -> LISTDELTA_UPPER_SNAKE, the rule ServiceConfiguration uses: a run of capitals is one word
-    (databaseURL -> LISTDELTA_DATABASE_URL)."""
-    return "LISTDELTA_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", key).upper()
+    (databaseURL -> LISTDELTA_DATABASE_URL); an `otel` key is OpenTelemetry's own variable, without the prefix
+    (otelServiceName -> OTEL_SERVICE_NAME)."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", key).upper()
+    return snake if snake.startswith("OTEL_") else "LISTDELTA_" + snake
 
 
 def code_setting_keys():
@@ -213,7 +215,7 @@ def test_configuration_doc_environment_variables_match_the_code():
     code = {environment_name(key) for key in code_setting_keys()}
     table = set()
     for row in configuration_table_rows():
-        table.update(re.findall(r"LISTDELTA_[A-Z0-9_]+", " ".join(row)))
+        table.update(re.findall(r"(?:LISTDELTA|OTEL)_[A-Z0-9_]+", " ".join(row)))
     assert table - code == set(), f"docs/configuration.md names variables the code does not read: {sorted(table - code)}"
     assert code - table == set(), f"docs/configuration.md's table lacks: {sorted(code - table)}"
 

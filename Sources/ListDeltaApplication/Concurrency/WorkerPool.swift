@@ -1,3 +1,4 @@
+import Tracing
 import Dispatch
 import Foundation
 import Glibc
@@ -83,6 +84,7 @@ public final class WorkerPool: Sendable {
     /// - Returns: `false` when refused (the job will not run).
     /// - Complexity: O(1) amortised.
     public func submit(_ job: @escaping Job) -> Bool {
+        let job = Self.inCurrentContext(job)
         let accepted = state.withLock { state in
             guard !state.stopping, state.queued < queueLimit else {
                 state.rejected += 1
@@ -99,12 +101,20 @@ public final class WorkerPool: Sendable {
     /// ``shutdown()`` it is dropped).
     /// - Complexity: O(1) amortised.
     public func execute(_ job: @escaping Job) {
+        let job = Self.inCurrentContext(job)
         let accepted = state.withLock { state in
             guard !state.stopping else { return false }
             state.append(job)
             return true
         }
         if accepted { wake.signal() }
+    }
+
+    /// `job`, run in the trace context current where it was handed over (a request's span), so that what it
+    /// does is traced under it; `job` itself when there is none.
+    private static func inCurrentContext(_ job: @escaping Job) -> Job {
+        guard let context = ServiceContext.current else { return job }
+        return { ServiceContext.$current.withValue(context) { job() } }
     }
 
     private func work() {

@@ -20,12 +20,12 @@ extension Application {
         }
         Counter(label: "listdelta_store_announcements_total", dimensions: [("kind", kind)]).increment()
         switch announcement {
-        case .committed(let list, let revision):
+        case .committed(let list, let revision, let trace):
             repository.announce(list, revision: revision, deleted: false)
             queries.baseChanged(list, outcome: nil)
             // Nobody watching: a watcher that registers from now on reads the corrected head itself.
             guard hub.isWatched(list) else { return }
-            continueWork { self.publishElsewhere(list, revision: revision) }
+            continueWork { self.publishElsewhere(list, revision: revision, trace: trace) }
         case .deleted(let list, let revision):
             repository.announce(list, revision: revision, deleted: true)
             hub.publish(list: list, .deleted)
@@ -51,17 +51,18 @@ extension Application {
     ///
     /// Runs on the read pool, so two announcements of one list may be published out of order: watchers take a
     /// revision's event only when it follows the revision they hold, and catch up otherwise.
-    private func publishElsewhere(_ list: String, revision: Int) {
-        let outcome: WriteOutcome?
+    private func publishElsewhere(_ list: String, revision: Int, trace: CommitTrace?) {
+        var outcome: WriteOutcome?
         do {
             outcome = try repository.committedElsewhere(list, revision: revision)
         } catch {
             outcome = nil
         }
-        guard let outcome else {
-            hub.publish(list: list, .committedElsewhere(revision: revision))
+        guard var outcome else {
+            hub.publish(list: list, .committedElsewhere(revision: revision, trace: trace))
             return
         }
+        outcome.trace = trace
         Counter(label: "listdelta_remote_revisions_rendered_total").increment()
         hub.publish(list: list, .revision(outcome, batch: bodies.remember(diffOf: outcome)))
     }

@@ -1,3 +1,5 @@
+import Tracing
+import ListDeltaEngine
 import Foundation
 import ListDeltaCore
 import ListDeltaFeeds
@@ -54,6 +56,18 @@ struct SourceCycle: Sendable {
     /// Runs one fetch of `list`'s source; `isCurrent` says whether the fetch still holds its source's lease (asked
     /// before it writes).
     func run(list: String, settings: SourceSettings, state: SourceState, isCurrent: () -> Bool = { true }) -> Result {
+        Spans.with("listdelta.source.cycle") { span in
+            let result = runTraced(list: list, settings: settings, state: state, isCurrent: isCurrent)
+            if span.isRecording {
+                span.attributes["listdelta.list.id"] = list
+                span.attributes["listdelta.source.outcome"] = "\(result.outcome)"
+                if let status = result.state.lastFetch?.status { span.attributes["http.response.status_code"] = status }
+            }
+            return result
+        }
+    }
+
+    private func runTraced(list: String, settings: SourceSettings, state: SourceState, isCurrent: () -> Bool) -> Result {
         let started = clock()
         var next = state
         var attempt = SourceState.Attempt(atMilliseconds: started, status: nil, items: state.items, bytes: 0, parseMilliseconds: nil, changed: false)
@@ -78,7 +92,10 @@ struct SourceCycle: Sendable {
                 outcome = .notModified
             case .content(let bytes):
                 let parseStart = DispatchTime.now().uptimeNanoseconds
-                let document = try read(bytes, response: response, settings: settings)
+                let document = try Spans.with("listdelta.source.parse") { (span) throws(SourceCycleError) -> JSONValue in
+                    if span.isRecording { span.attributes["listdelta.source.bytes"] = bytes.count }
+                    return try read(bytes, response: response, settings: settings)
+                }
                 attempt.parseMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - parseStart) / 1e6
                 let written: (changed: Bool, items: Int)
                 do {

@@ -1,3 +1,4 @@
+import Tracing
 import Dispatch
 import Foundation
 import ListDeltaCore
@@ -34,6 +35,20 @@ struct QueryUpdater: Sendable {
     /// - Returns: How many results changed.
     @discardableResult
     mutating func update(
+        _ entries: [QueryEntry], hint: WriteOutcome?, repository: ListRepository, bases: SharedBases, changed: @Sendable (QueryEntry) -> Void
+    ) throws(EngineError) -> Int {
+        try Spans.with("listdelta.query.update") { (span) throws(EngineError) -> Int in
+            if span.isRecording {
+                span.attributes["listdelta.list.id"] = base
+                span.attributes["listdelta.queries"] = entries.count
+            }
+            let changes = try updateEntries(entries, hint: hint, repository: repository, bases: bases, changed: changed)
+            if span.isRecording { span.attributes["listdelta.queries.changed"] = changes }
+            return changes
+        }
+    }
+
+    private mutating func updateEntries(
         _ entries: [QueryEntry], hint: WriteOutcome?, repository: ListRepository, bases: SharedBases, changed: @Sendable (QueryEntry) -> Void
     ) throws(EngineError) -> Int {
         guard !entries.isEmpty else {

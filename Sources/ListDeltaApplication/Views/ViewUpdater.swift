@@ -1,3 +1,4 @@
+import Tracing
 import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
@@ -38,6 +39,16 @@ struct ViewUpdater: Sendable {
     /// spares diffing the base again.
     /// - Throws: What reading the base threw; a view whose update fails is logged and left to the next sweep.
     mutating func update(_ views: [StoredView], hint: WriteOutcome?, app: Application) throws(EngineError) {
+        try Spans.with("listdelta.view.update") { (span) throws(EngineError) in
+            if span.isRecording {
+                span.attributes["listdelta.list.id"] = base
+                span.attributes["listdelta.views"] = views.count
+            }
+            try updateViews(views, hint: hint, app: app)
+        }
+    }
+
+    private mutating func updateViews(_ views: [StoredView], hint: WriteOutcome?, app: Application) throws(EngineError) {
         let repository = app.repository
         let started = ContinuousClock.now
         let head = try repository.head(base)

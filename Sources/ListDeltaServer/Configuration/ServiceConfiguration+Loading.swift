@@ -2,7 +2,8 @@ import ListDeltaCore
 import TextFormats
 
 extension ServiceConfiguration {
-    /// One setting's names in the file (camelCase key), the environment (`LISTDELTA_` + upper snake) and how to set it.
+    /// One setting's names in the file (camelCase key), the environment (`LISTDELTA_` + upper snake, or for an
+    /// `otel` key OpenTelemetry's own variable: `otelServiceName` is `OTEL_SERVICE_NAME`) and how to set it.
     private struct Setting: Sendable {
         let key: String
         let apply: @Sendable (inout ServiceConfiguration, JSONValue) throws(ConfigurationError) -> Void
@@ -10,7 +11,7 @@ extension ServiceConfiguration {
         /// `LISTDELTA_` and the key in upper snake case; a run of capitals is one word (`databaseURL` is
         /// `LISTDELTA_DATABASE_URL`).
         var environmentName: String {
-            var name = "LISTDELTA_"
+            var name = key.hasPrefix("otel") ? "" : "LISTDELTA_"
             let characters = Array(key)
             for (index, character) in characters.enumerated() {
                 let previous = index > 0 ? characters[index - 1] : nil
@@ -96,7 +97,12 @@ extension ServiceConfiguration {
         int("maxOutputBytes", \.maxOutputBytes), optionalInt("maxDocumentBytes", \.maxDocumentBytes),
         int("maxPatchOperations", \.maxPatchOperations), int("maxConditions", \.maxConditions), int("maxSortKeys", \.maxSortKeys), int("maxInValues", \.maxInValues),
         int("maxValueBytes", \.maxValueBytes), int("maxDefinitionBytes", \.maxDefinitionBytes),
-        int("maxTokenLifetimeSeconds", \.maxTokenLifetimeSeconds),
+        int("maxTokenLifetimeSeconds", \.maxTokenLifetimeSeconds), string("logFormat", \.logFormat),
+        string("otelExporterOtlpEndpoint", \.tracing.endpoint), string("otelExporterOtlpTracesEndpoint", \.tracing.tracesEndpoint),
+        string("otelExporterOtlpHeaders", \.tracing.headers),
+        string("otelExporterOtlpTracesHeaders", \.tracing.tracesHeaders), string("otelServiceName", \.tracing.serviceName),
+        string("otelResourceAttributes", \.tracing.resourceAttributes), string("otelTracesSampler", \.tracing.sampler),
+        string("otelTracesSamplerArg", \.tracing.samplerArgument), bool("otelSdkDisabled", \.tracing.disabled),
     ]
 
     /// The environment variable names this configuration reads, in the file's order.
@@ -133,7 +139,7 @@ extension ServiceConfiguration {
             // Try the text as a number or boolean, then as a string, then as a comma-separated list.
             var candidates: [JSONValue] = []
             if let number = try? JSONReader().read(text), case .number = number { candidates.append(number) }
-            if text == "true" || text == "false" { candidates.append(.bool(text == "true")) }
+            if ["true", "false"].contains(text.lowercased()) { candidates.append(.bool(text.lowercased() == "true")) }
             candidates.append(.string(text))
             candidates.append(.array(text.split(separator: ",").map { .string(String($0.trimmingSpaces())) }.filter { $0 != .string("") }))
             var lastError = ConfigurationError("no value")

@@ -66,7 +66,8 @@ extension ServiceConfiguration {
         http.requestTimeoutSeconds = requestTimeoutSeconds
         http.corsAllowedOrigins = corsOrigins
         http.corsExposedHeaders = ["ETag", "Link", "Content-Encoding", "Location", "Idempotent-Replayed", "Retry-After"]
-        http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID", "Idempotency-Key"]
+        http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID", "Idempotency-Key", "traceparent", "tracestate"]
+        http.tracesRequests = tracing.isExporting
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: responseHead) ?? .plain
         http.drainSeconds = drainSeconds

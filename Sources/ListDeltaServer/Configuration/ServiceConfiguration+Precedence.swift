@@ -14,6 +14,9 @@ public struct FlagSettings: Sendable, Equatable {
     public var readAccess: String?
     public var jwtPublicKeys: String?
     public var databaseURL: String?
+    public var otlpEndpoint: String?
+    public var tracesSampler: String?
+    public var tracesSamplerArgument: String?
 
     /// No flags.
     public init() {}
@@ -56,6 +59,9 @@ extension ServiceConfiguration {
     /// Applies the flags that were given.
     mutating func apply(_ flags: FlagSettings) {
         if let host = flags.host { self.host = host }
+        if let endpoint = flags.otlpEndpoint { tracing.endpoint = endpoint }
+        if let sampler = flags.tracesSampler { tracing.sampler = sampler }
+        if let argument = flags.tracesSamplerArgument { tracing.samplerArgument = argument }
         if let port = flags.port { self.port = port }
         if let dataDirectory = flags.dataDirectory { self.dataDirectory = dataDirectory }
         if let retention = flags.retention { self.retention = retention }

@@ -169,6 +169,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var responseHead = "single-entry"
     /// The log level: trace, debug, info, notice, warning, error, critical. The default is `info`.
     public var logLevel = "info"
+    /// How log lines are written: `text` (one readable line each) or `json` (a JSON object per line, with `trace_id`
+    /// and `span_id` while a span is active). The default is `text`.
+    public var logFormat = "text"
+
+    /// Where spans are exported (OTLP over HTTP), how they are sampled and what they say of the service; the file's
+    /// `otel*` keys, the standard `OTEL_*` variables and the `--otlp-endpoint`/`--traces-sampler` flags set it.
+    /// Export is off unless an endpoint is set.
+    public var tracing = TracingSettings()
 
     /// The defaults.
     public init() {}
@@ -217,6 +225,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
             if !condition { throw ConfigurationError(message) }
         }
         try require((0...65_535).contains(port), "port must be 0...65535")
+        try require(["text", "json"].contains(logFormat), "logFormat must be text or json")
+        try tracing.validate()
         try require(retention >= 1, "retention must be at least 1")
         try require(maxWaitSeconds >= 0 && maxWaitSeconds <= 3_600, "maxWaitSeconds must be 0...3600")
         try require((1...3_600).contains(cursorSeconds), "cursorSeconds must be 1...3600")

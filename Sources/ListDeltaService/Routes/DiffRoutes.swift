@@ -188,7 +188,7 @@ struct DiffRoutes {
             switch event {
             case .revision(let outcome, _) where outcome.document.revision <= diff.from:
                 parkAgain()
-            case .committedElsewhere(let revision) where revision <= diff.from:
+            case .committedElsewhere(let revision, _) where revision <= diff.from:
                 parkAgain()
             case .revision(let outcome, let batch):
                 if outcome.previous.revision == diff.from, diff.format == .batch {

@@ -6,6 +6,7 @@ import ListDeltaCore
 import ListDeltaEngine
 import ListDeltaStorage
 import Metrics
+import Tracing
 
 /// What every route shares: the application it calls, the options of the contract, who may read and write, and how
 /// an answer is run and sent.
@@ -38,10 +39,24 @@ struct RouteContext: Sendable {
     }
 
     /// Admits `job`, which answers `responder` itself, on `pool` (the read pool by default); answers 503 when the
-    /// pool's queue is full.
+    /// pool's queue is full. A traced request's job runs in a `listdelta.work` span that says how long it waited
+    /// in the pool's queue.
     func admit(_ responder: any HTTPResponding, on pool: WorkerPool? = nil, _ job: @escaping @Sendable () -> Void) {
         let pool = pool ?? app.pools.read
-        if !pool.submit(job) { responder.respond(busy(pool)) }
+        var work = job
+        if ServiceContext.current != nil {
+            let queued = ContinuousClock.now
+            work = {
+                Spans.with("listdelta.work") { span in
+                    if span.isRecording {
+                        span.attributes["listdelta.pool"] = pool.name
+                        span.attributes["listdelta.queue.wait_ms"] = Spans.milliseconds(since: queued)
+                    }
+                    job()
+                }
+            }
+        }
+        if !pool.submit(work) { responder.respond(busy(pool)) }
     }
 
     /// The 503 answer of a full pool, counted.

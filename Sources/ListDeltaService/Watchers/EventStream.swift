@@ -137,7 +137,7 @@ final class EventStream: Sendable {
             } else {
                 catchUp(id, stepwise: context.app.repository.isShared)
             }
-        case .committedElsewhere(let revision):
+        case .committedElsewhere(let revision, _):
             guard let held = cursor.withLock({ $0[id] }), revision > held else { return }
             catchUp(id, stepwise: true)
         case .deleted:
