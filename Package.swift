@@ -311,7 +311,10 @@ let package = Package(
         // The composition root: the configuration's rules and precedence.
         .testTarget(
             name: "ListDeltaServerTests",
-            dependencies: ["ListDeltaServer", "ListDeltaPostgres", "ListDeltaApplication", "ListDeltaService", "HTTPServer"],
+            dependencies: [
+                "ListDeltaServer", "ListDeltaPostgres", "ListDeltaApplication", "ListDeltaService", "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDeltaServiceTests",

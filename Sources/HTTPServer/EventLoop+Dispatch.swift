@@ -27,7 +27,7 @@ extension EventLoop {
             isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(known.acceptEncoding),
             origin: known.origin, startNanos: start)
         _ = context.claim()
-        if self.context.configuration.tracesRequests {
+        if self.context.configuration.tracesRequests, !self.context.configuration.untracedPaths.contains(rawPathText) {
             let queryStart = shape.hasQuery ? uri.index(after: pathEnd) : nil
             context.span = RequestTracing.start(
                 method: methodName, path: rawPathText, query: queryStart.map { uri[$0...] }, headers: headers,

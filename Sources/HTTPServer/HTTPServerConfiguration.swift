@@ -104,6 +104,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Whether every request gets a server span from the bootstrapped tracer (OpenTelemetry's HTTP conventions),
     /// continuing the trace of its `traceparent`, current while its handler runs. Off, nothing is read or started.
     public var tracesRequests = false
+    /// Paths whose requests get no span even then (a health check, a metrics scrape: a trace each, every few
+    /// seconds, that says nothing).
+    public var untracedPaths: Set<String> = []
 
     public init() {}
 

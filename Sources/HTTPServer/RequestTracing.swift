@@ -41,12 +41,16 @@ enum RequestTracing {
         span.end()
     }
 
-    /// `query` with the value of every `access_token` parameter replaced by `REDACTED`.
+    /// `query` with the value of every `access_token` parameter replaced by `REDACTED`: its name compared as the
+    /// server reads it (percent-decoded, `+` a space), and any parameter whose name does not decode redacted too.
     /// - Complexity: O(*n*) in the query's length.
     static func redacted(_ query: Substring) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
             let name = parameter.prefix { $0 != "=" }
-            return name.lowercased() == "access_token" ? "\(name)=REDACTED" : String(parameter)
+            guard let decoded = PercentDecoding.decode(name, plusIsSpace: true),
+                decoded.lowercased() != "access_token"
+            else { return "\(name)=REDACTED" }
+            return String(parameter)
         }.joined(separator: "&")
     }
 

@@ -15,7 +15,9 @@ extension ListRepository {
         do {
             // Under the list's lock: the revision just checked is still the current one (but for another
             // instance's write, which the store's own check catches).
-            removed = try store.delete(id, expectedRevision: preconditions.ifMatch == nil ? nil : head.revision)
+            removed = try CommitTracing.storeCall("delete", list: id, system: store.databaseSystem) { () throws(StoreError) in
+                try store.delete(id, expectedRevision: preconditions.ifMatch == nil ? nil : head.revision)
+            }
             let generation = heads.generation
             if let tombstone = try store.head(id) { heads.remember(tombstone, readIn: generation) } else { heads.forget(id) }
         } catch {

@@ -20,7 +20,7 @@ extension ListRepository {
         let generation = heads.generation
         let loaded: ListHead?
         do {
-            loaded = try store.head(id)
+            loaded = try CommitTracing.storeCall("head", list: id, system: store.databaseSystem) { () throws(StoreError) in try store.head(id) }
         } catch {
             throw EngineError.from(error)
         }

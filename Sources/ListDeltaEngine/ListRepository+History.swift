@@ -7,7 +7,9 @@ extension ListRepository {
         guard mightExist(id) else { throw .notFound("there is no list \"\(id)\"") }
         let page: HistoryPage?
         do {
-            page = try store.history(id, before: before, limit: limit)
+            page = try CommitTracing.storeCall("history", list: id, system: store.databaseSystem) { () throws(StoreError) in
+                try store.history(id, before: before, limit: limit)
+            }
         } catch {
             throw EngineError.from(error)
         }

@@ -58,7 +58,10 @@ extension ListRepository {
         }
         guard let costs = try store.rebuildCosts(id, revision: revision, from: head.revision), RebuildPath.cheaper(for: costs) == .backwards
         else { return nil }
-        guard let chain = try store.undoChain(id, from: head.revision, downTo: revision), chain.allSatisfy({ $0.undo != nil }) else {
+        let undoChain = try CommitTracing.storeCall("undo_chain", list: id, system: store.databaseSystem) { () throws(StoreError) in
+            try store.undoChain(id, from: head.revision, downTo: revision)
+        }
+        guard let chain = undoChain, chain.allSatisfy({ $0.undo != nil }) else {
             return nil
         }
         var replayer = DiffReplayer(current)
@@ -86,7 +89,9 @@ extension ListRepository {
     func rebuildForwards(_ id: String, revision: Int, head: ListHead) throws -> ListDocument {
         let chain: [StoredRevision]?
         do {
-            chain = try store.chain(id, upTo: revision)
+            chain = try CommitTracing.storeCall("chain", list: id, system: store.databaseSystem) { () throws(StoreError) in
+                try store.chain(id, upTo: revision)
+            }
         } catch {
             throw EngineError.from(error)
         }

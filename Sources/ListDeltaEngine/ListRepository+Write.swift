@@ -29,12 +29,12 @@ extension ListRepository {
     ) throws(WriteFailure<Refusal>) -> WriteOutcome {
         loopCheck.refuse("a write")
         return try Spans.with("listdelta.write") { (span) throws(WriteFailure<Refusal>) -> WriteOutcome in
+            if span.isRecording { span.attributes["listdelta.list.id"] = id }
             let asked = ContinuousClock.now
             let outcome = try writeLocked(
                 id, origin: origin, preconditions: preconditions, mustExist: mustExist, viewStep: viewStep, answer: answer,
                 onCommit: onCommit, build: build, waited: { if span.isRecording { span.attributes["listdelta.lock.wait_ms"] = Spans.milliseconds(since: asked) } })
             if span.isRecording {
-                span.attributes["listdelta.list.id"] = id
                 span.attributes["listdelta.revision"] = outcome.document.revision
                 span.attributes["listdelta.diff.size"] = outcome.diff.operationCount
                 span.attributes["listdelta.changed"] = outcome.changed

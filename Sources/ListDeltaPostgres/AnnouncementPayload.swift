@@ -5,8 +5,8 @@ import ListDeltaStorage
 /// or detached) carries revision 0; an instance of a release that does not know a kind ignores it.
 ///
 /// A commit's ``CommitTrace`` rides in the first field, after the instance's name: an instance of a release before
-/// it reads the whole field as a name, which is never its own, so it still takes the announcement in. At most 73
-/// characters are added (a 19-digit time and a 55-character `traceparent`).
+/// it reads the whole field as a name, which is never its own, so it still takes the announcement in. At most 76
+/// characters are added (two `;`, a time of up to 19 digits and a 55-character `traceparent`).
 struct AnnouncementPayload: Equatable {
     enum Kind: String {
         case committed = "c"

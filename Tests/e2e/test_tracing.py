@@ -326,3 +326,32 @@ def test_a_cors_preflight_allows_traceparent_and_tracestate(server, method):
     assert r.headers.get("Access-Control-Allow-Origin") in ("*", origin), r.headers
     allowed = {h.strip().lower() for h in r.headers.get("Access-Control-Allow-Headers", "").split(",")}
     assert {"traceparent", "tracestate"} <= allowed, r.headers.get("Access-Control-Allow-Headers")
+
+
+# ---------------------------------------------------------------------------
+# Flags and logs
+
+
+def test_the_flags_win_over_the_otel_variables(make_server, receiver):
+    """--otlp-endpoint and --traces-sampler given to `listdelta serve` win over OTEL_TRACES_SAMPLER=always_off and
+    an OTEL_EXPORTER_OTLP_ENDPOINT that nothing listens on."""
+    env = otel_env(receiver, OTEL_TRACES_SAMPLER="always_off", OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9")
+    s = make_server(("--otlp-endpoint", receiver.url, "--traces-sampler", "always_on"), env=env)
+    context = TraceParent()
+    assert s.get(f"/v1/lists/{uid()}", headers=context.headers()).status_code == 404
+    server = span(receiver, "GET /v1/lists/{id}", context.trace_id, SERVER)
+    assert server["attributes"].get("http.response.status_code") == 404, server
+
+
+def test_json_log_lines_carry_the_trace_and_span_of_their_request(make_server, receiver):
+    s = make_server(env=otel_env(receiver, LISTDELTA_LOG_FORMAT="json", LISTDELTA_LOG_LEVEL="info"))
+    context, lid = TraceParent(), uid()
+    assert s.put(lid, doc(1), headers=context.headers()).status_code == 201
+    server = span(receiver, "PUT /v1/lists/{id}", context.trace_id, SERVER)
+    lines = [json.loads(line) for line in s.output().splitlines() if line.startswith("{")]
+    assert lines, s.output()
+    assert all({"time", "level", "label", "message"} <= set(line) for line in lines), lines
+    logged = [line for line in lines if line["message"].startswith(f"PUT /v1/lists/{lid} 201")]
+    assert len(logged) == 1, lines
+    assert logged[0]["trace_id"] == context.trace_id, logged
+    assert logged[0]["span_id"] == server["span_id"], (logged, server)

@@ -1,5 +1,7 @@
 import ListDeltaEngine
+import ListDeltaStorage
 import Synchronization
+import Tracing
 
 /// Runs the updates of what is kept over a base list (its views, its followed queries) on a pool: at most one at a
 /// time per base, and while one runs, any number of further requests for the same base fold into one more run
@@ -73,7 +75,9 @@ final class BaseScheduler<Updater: Sendable>: Sendable {
             }
             guard let (taken, hint) = taken else { return }
             var updater = taken
-            run(&updater, hint)
+            // Traced under the write that asked for this run (the latest one folded into it), not under whatever
+            // handed the drain to the pool; a run with no write of this instance behind it is a trace of its own.
+            ServiceContext.$current.withValue(CommitTracing.context(ofTraceParent: hint?.trace?.traceParent)) { run(&updater, hint) }
             entries.withLock { entries in entries[base]?.updater = updater }
         }
     }

@@ -60,7 +60,7 @@ struct SourceCycle: Sendable {
             let result = runTraced(list: list, settings: settings, state: state, isCurrent: isCurrent)
             if span.isRecording {
                 span.attributes["listdelta.list.id"] = list
-                span.attributes["listdelta.source.outcome"] = "\(result.outcome)"
+                span.attributes["listdelta.source.outcome"] = result.outcome.rawValue
                 if let status = result.state.lastFetch?.status { span.attributes["http.response.status_code"] = status }
             }
             return result

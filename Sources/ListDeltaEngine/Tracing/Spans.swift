@@ -1,8 +1,21 @@
+import Synchronization
 public import Tracing
 
 /// Synchronous spans for work that runs on threads of its own (the worker pools, the event loops): the span is the
 /// current context for the whole of `body`, so what `body` calls (and the jobs it hands to a pool) nests under it.
+///
+/// Off until ``enable()`` (the composition root calls it when it bootstraps an exporting tracer): then `body` gets
+/// a no-op span and nothing else happens, so an untraced service pays one relaxed load per span.
 public enum Spans {
+    private static let enabled = Atomic<Bool>(false)
+    private static let noOp: any Span = NoOpTracer.NoOpSpan(context: .topLevel)
+
+    /// Whether spans are started at all.
+    public static var isEnabled: Bool { enabled.load(ordering: .relaxed) }
+
+    /// Starts spans from now on, through the bootstrapped tracer. Call once, after bootstrapping it.
+    public static func enable() { enabled.store(true, ordering: .relaxed) }
+
     /// Runs `body` in a span named `name`, current while it runs, ended when it returns or throws (a thrown error is
     /// recorded and marks the span failed).
     ///
@@ -11,6 +24,7 @@ public enum Spans {
         _ name: String, ofKind kind: SpanKind = .internal, context: ServiceContext? = nil,
         _ body: (any Span) throws(Failure) -> T
     ) throws(Failure) -> T {
+        guard isEnabled else { return try body(noOp) }
         let parent = context ?? ServiceContext.current ?? .topLevel
         let span = startSpan(name, context: parent, ofKind: kind)
         defer { span.end() }
@@ -33,7 +47,7 @@ public enum Spans {
 
     /// The span current on this thread or task, when one is recording (to add an attribute to it).
     public static var current: (any Span)? {
-        guard let context = ServiceContext.current, let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context),
+        guard isEnabled, let context = ServiceContext.current, let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context),
             span.isRecording
         else { return nil }
         return span

@@ -68,6 +68,7 @@ extension ServiceConfiguration {
         http.corsExposedHeaders = ["ETag", "Link", "Content-Encoding", "Location", "Idempotent-Replayed", "Retry-After"]
         http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID", "Idempotency-Key", "traceparent", "tracestate"]
         http.tracesRequests = tracing.isExporting
+        http.untracedPaths = ["/healthz", "/metrics"]
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: responseHead) ?? .plain
         http.drainSeconds = drainSeconds

@@ -59,7 +59,11 @@ extension ServiceConfiguration {
     /// Applies the flags that were given.
     mutating func apply(_ flags: FlagSettings) {
         if let host = flags.host { self.host = host }
-        if let endpoint = flags.otlpEndpoint { tracing.endpoint = endpoint }
+        if let endpoint = flags.otlpEndpoint {
+            // The flag names where spans go, whatever a file or a variable said of either endpoint.
+            tracing.endpoint = endpoint
+            tracing.tracesEndpoint = ""
+        }
         if let sampler = flags.tracesSampler { tracing.sampler = sampler }
         if let argument = flags.tracesSamplerArgument { tracing.samplerArgument = argument }
         if let port = flags.port { self.port = port }

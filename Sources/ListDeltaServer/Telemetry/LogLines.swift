@@ -42,24 +42,26 @@ struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let explicit = event.metadata { all.merge(explicit) { $1 } }
         if let error = event.error { all["error"] = "\(error)" }
-        let (level, message) = (event.level, event.message)
+        let line = Self.line(
+            milliseconds: Int64(Date().timeIntervalSince1970 * 1000), level: event.level, label: label, message: event.message.description,
+            metadata: all)
+        FileHandle.standardError.write(Data(line))
+    }
+
+    /// One log line: a JSON object (the four fixed members first, then the metadata by key, every value a
+    /// string) and a newline.
+    static func line(milliseconds: Int64, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
         var writer = JSONTextWriter()
         writer.beginObject()
-        writer.key("time")
-        writer.string(RFC3339.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
-        writer.key("level")
-        writer.string(level.rawValue)
-        writer.key("label")
-        writer.string(label)
-        writer.key("message")
-        writer.string(message.description)
-        for key in all.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
+        for (key, value) in [("time", RFC3339.format(milliseconds: milliseconds)), ("level", level.rawValue), ("label", label), ("message", message)] {
             writer.key(key)
-            writer.string("\(all[key]!)")
+            writer.string(value)
+        }
+        for key in metadata.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
+            writer.key(key)
+            writer.string("\(metadata[key]!)")
         }
         writer.endObject()
-        var text = writer.bytes
-        text.append(UInt8(ascii: "\n"))
-        FileHandle.standardError.write(Data(text))
+        return writer.bytes + [UInt8(ascii: "\n")]
     }
 }

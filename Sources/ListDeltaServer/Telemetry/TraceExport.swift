@@ -1,4 +1,5 @@
 import Foundation
+import ListDeltaEngine
 public import Logging
 import Metrics
 import OTel
@@ -39,6 +40,7 @@ public final class TraceExport: Sendable {
         do {
             let backend = try OTel.makeTracingBackend(configuration: configuration)
             InstrumentationSystem.bootstrap(backend.factory)
+            Spans.enable()
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: backend.service)], logger: logger))
             logger.info("exporting spans", metadata: ["endpoint": "\(settings.tracesURL)", "sampler": "\(settings.sampler)"])
             return TraceExport(group: group)

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPServer
+import Logging
+@testable import ListDeltaServer
+import Testing
+
+/// docs/configuration.md and docs/operations.md: where spans go, when they are exported at all, how the standard
+/// `OTEL_*` variables, the file and the flags combine, and the JSON log line.
+@Suite struct TracingSettingsTests {
+    private func load(
+        file: String? = nil, environment: [String: String] = [:], flags: FlagSettings = FlagSettings()
+    ) throws(ConfigurationError) -> ServiceConfiguration {
+        try ServiceConfiguration.load(file: file == nil ? nil : "test.json", environment: environment, flags: flags) { _ in
+            file.map { Array($0.utf8) }
+        }
+    }
+
+    @Test func exportIsOffUnlessAnEndpointIsSetAndTheSDKIsNotDisabled() throws {
+        #expect(try load().tracing.isExporting == false)
+        let on = try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"])
+        #expect(on.tracing.isExporting)
+        #expect(on.httpServerConfiguration.tracesRequests)
+        let disabled = try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_SDK_DISABLED": "TRUE"])
+        #expect(disabled.tracing.isExporting == false)
+        #expect(disabled.httpServerConfiguration.tracesRequests == false)
+    }
+
+    @Test func theBaseEndpointGetsV1TracesAndTheTracesEndpointIsUsedAsItIs() throws {
+        #expect(try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"]).tracing.tracesURL == "http://c:4318/v1/traces")
+        #expect(try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/base/"]).tracing.tracesURL == "http://c:4318/base/v1/traces")
+        let both = try load(environment: [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://t.example/ingest",
+        ])
+        #expect(both.tracing.tracesURL == "https://t.example/ingest")
+    }
+
+    @Test func flagsOverOTELVariablesOverTheFile() throws {
+        let file = #"{"otelExporterOtlpEndpoint": "http://file:4318", "otelTracesSampler": "always_off", "otelServiceName": "from-file"}"#
+        #expect(try load(file: file).tracing.sampler == "always_off")
+        let environment = ["OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.25", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://env:4318"]
+        let fromEnvironment = try load(file: file, environment: environment)
+        #expect(fromEnvironment.tracing.sampler == "traceidratio")
+        #expect(fromEnvironment.tracing.samplerArgument == "0.25")
+        #expect(fromEnvironment.tracing.endpoint == "http://env:4318")
+        #expect(fromEnvironment.tracing.serviceName == "from-file")
+        var flags = FlagSettings()
+        flags.otlpEndpoint = "http://flag:4318"
+        flags.tracesSampler = "always_on"
+        let fromFlags = try load(file: file, environment: environment, flags: flags)
+        #expect((fromFlags.tracing.endpoint, fromFlags.tracing.sampler) == ("http://flag:4318", "always_on"))
+    }
+
+    @Test func theTracesHeadersWinOverTheSharedOnes() throws {
+        let shared = try load(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a"])
+        #expect(shared.tracing.exportHeaders == "api-key=a")
+        let both = try load(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=b"])
+        #expect(both.tracing.exportHeaders == "api-key=b")
+    }
+
+    @Test func badSettingsAreRefusedAtStart() {
+        func refusal(_ environment: [String: String]) -> String? {
+            do {
+                _ = try load(environment: environment)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(refusal(["OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"]) == "the OTLP endpoint must be an http or https URL")
+        #expect(refusal(["OTEL_TRACES_SAMPLER": "sometimes"])?.hasPrefix("OTEL_TRACES_SAMPLER must be one of") == true)
+        #expect(refusal(["OTEL_TRACES_SAMPLER_ARG": "1.5"]) == "OTEL_TRACES_SAMPLER_ARG must be a ratio in 0...1")
+        #expect(refusal(["OTEL_SERVICE_NAME": ""]) == "OTEL_SERVICE_NAME must not be empty")
+        #expect(refusal(["LISTDELTA_LOG_FORMAT": "xml"]) == "logFormat must be text or json")
+    }
+
+    @Test func aJSONLogLineIsOneObjectWithTheFixedMembersFirstAndTheMetadataAsStrings() throws {
+        let line = JSONLogHandler.line(
+            milliseconds: 0, level: .warning, label: "listdelta", message: "said \"hi\"\n",
+            metadata: ["trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7", "count": "\(3)", "message": "shadowed"])
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: String])
+        #expect(object["time"] == "1970-01-01T00:00:00.000Z")
+        #expect(object["level"] == "warning")
+        #expect(object["message"] == "said \"hi\"\n")
+        #expect(object["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(object["span_id"] == "00f067aa0ba902b7")
+        #expect(object["count"] == "3")
+        #expect(String(decoding: line, as: UTF8.self).hasPrefix(#"{"time":"#))
+    }
+}
