@@ -27,10 +27,10 @@ extension EventLoop {
             isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(known.acceptEncoding),
             origin: known.origin, startNanos: start)
         _ = context.claim()
-        if self.context.configuration.tracesRequests, !self.context.configuration.untracedPaths.contains(rawPathText) {
+        if let tracer = self.context.tracer, tracesRequest(rawPathText, headers) {
             let queryStart = shape.hasQuery ? uri.index(after: pathEnd) : nil
             context.span = RequestTracing.start(
-                method: methodName, path: rawPathText, query: queryStart.map { uri[$0...] }, headers: headers,
+                tracer, method: methodName, path: rawPathText, query: queryStart.map { uri[$0...] }, headers: headers,
                 client: connection.remoteAddress)
         }
 
@@ -130,6 +130,15 @@ extension EventLoop {
         case .badRequest(let detail):
             context.send(ProblemDetails(status: 400, detail: detail).response())
         }
+    }
+
+    /// Whether a request gets a span: not on an untraced path; with a `traceparent`, when it is followed, as its
+    /// caller decided (the tracer's sampler reads it); else for the configured share of requests.
+    private func tracesRequest(_ path: String, _ headers: HTTPHeaders) -> Bool {
+        let configuration = self.context.configuration
+        guard !configuration.untracedPaths.contains(path) else { return false }
+        if configuration.traceFollowsParent, headers["traceparent"] != nil { return true }
+        return configuration.traceRootRatio >= 1 || traceDraws.nextUnitInterval() < configuration.traceRootRatio
     }
 
     private static func readHeaders(_ req: OpaquePointer) -> HTTPHeaders {

@@ -47,6 +47,9 @@ final class EventLoop: @unchecked Sendable {
     let logsRequests: Bool
     /// The connections' idle timeout (read and write), as libevent's common timeout of this loop's base.
     private(set) var idleTimeout = timeval()
+    /// Draws which requests start a trace (``HTTPServerConfiguration/traceRootRatio``): a fast generator of the
+    /// loop's own, seeded at random, since a system draw per request costs a system call.
+    var traceDraws = SplitMix64(seed: UInt64.random(in: .min ... .max))
     /// Scratch buffer for stream chunks.
     private(set) var chunkBuffer: OpaquePointer?
 

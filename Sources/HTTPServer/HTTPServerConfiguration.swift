@@ -107,6 +107,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// Paths whose requests get no span even then (a health check, a metrics scrape: a trace each, every few
     /// seconds, that says nothing).
     public var untracedPaths: Set<String> = []
+    /// The share (0...1) of requests that start a trace of their own: decided here, before the tracer is asked, so
+    /// a request that is not kept costs nothing. A request that carries a `traceparent` is left to the tracer's
+    /// parent-based sampler when ``traceFollowsParent`` (and counted in the share like the others when not).
+    public var traceRootRatio = 1.0
+    /// Whether a request that carries a `traceparent` follows its caller's decision.
+    public var traceFollowsParent = true
 
     public init() {}
 

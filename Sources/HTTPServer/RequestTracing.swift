@@ -10,11 +10,13 @@ enum RequestTracing {
     static let maximumAttributeLength = 256
 
     /// Starts the span of a request that has just been read (named by its method until it is routed).
-    static func start(method: String, path: String, query: Substring?, headers: HTTPHeaders, client: String?) -> any Span {
+    static func start(
+        _ tracer: any Tracer, method: String, path: String, query: Substring?, headers: HTTPHeaders, client: String?
+    ) -> any Span {
         var parent = ServiceContext.topLevel
         let carrier = Carrier(traceParent: headers["traceparent"], traceState: headers["tracestate"])
-        if carrier.traceParent != nil { InstrumentationSystem.instrument.extract(carrier, into: &parent, using: Carrier.Access()) }
-        let span = startSpan(method, context: parent, ofKind: .server)
+        if carrier.traceParent != nil { tracer.extract(carrier, into: &parent, using: Carrier.Access()) }
+        let span = tracer.startSpan(method, context: parent, ofKind: .server)
         guard span.isRecording else { return span }
         span.attributes["http.request.method"] = method
         span.attributes["url.scheme"] = "http"

@@ -1,6 +1,7 @@
 import Logging
 import Metrics
 import Synchronization
+import Tracing
 
 /// State shared by every loop of one server (immutable settings plus atomics).
 final class ServerContext: Sendable {
@@ -25,6 +26,9 @@ final class ServerContext: Sendable {
     /// Set when a shutdown was requested with a drain period (see `HTTPServerConfiguration.drainSeconds`).
     let draining = Atomic<Bool>(false)
     let shutdownRequest = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The tracer requests' spans are started with (the bootstrapped one, read once), or `nil` when requests are
+    /// not traced.
+    let tracer: (any Tracer)?
 
     init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
@@ -33,6 +37,7 @@ final class ServerContext: Sendable {
         self.cors = CORSPolicy(configuration: configuration, router: router)
         self.clients = ClientConnections(limit: configuration.connectionsPerClientInForce)
         self.headWriting = LibeventCompatibility.headWriting(requested: configuration.responseHeadWriting)
+        self.tracer = configuration.tracesRequests ? InstrumentationSystem.tracer : nil
     }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }

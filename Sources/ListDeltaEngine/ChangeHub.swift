@@ -79,7 +79,7 @@ public final class ChangeHub: Sendable {
 
     /// Parks a poll on `lists`; `nil` when the server is shutting down. Returns the token to `unpark` it.
     public func park(lists: [String], _ watcher: @escaping Watcher) -> Int? {
-        register(Watch(lists: lists, watcher: watcher, context: ServiceContext.current), in: \.parked, indexedIn: \.polls)
+        register(Watch(lists: lists, watcher: watcher, context: Spans.isEnabled ? ServiceContext.current : nil), in: \.parked, indexedIn: \.polls)
     }
 
     /// Removes a parked poll from all its lists; `true` when it was still parked (so the caller owns its answer).
@@ -93,7 +93,7 @@ public final class ChangeHub: Sendable {
 
     /// Adds an event stream on `lists`; `nil` while shutting down.
     public func subscribe(lists: [String], _ watcher: @escaping Watcher) -> Int? {
-        register(Watch(lists: lists, watcher: watcher, context: ServiceContext.current), in: \.subscribed, indexedIn: \.streams)
+        register(Watch(lists: lists, watcher: watcher, context: Spans.isEnabled ? ServiceContext.current : nil), in: \.subscribed, indexedIn: \.streams)
     }
 
     /// Adds `watch` under a new token to `watches` and to its lists' `index`; `nil` while shutting down.

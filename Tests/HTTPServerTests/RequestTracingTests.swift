@@ -12,6 +12,15 @@ import Testing
         #expect(RequestTracing.redacted("bad%zzname=s3cret") == "bad%zzname=REDACTED")
     }
 
+    /// SplitMix64's published sequence from seed 0, and draws in 0..<1 spread over it.
+    @Test func theDrawsOfWhichRequestsAreTracedAreSplitMix64() {
+        var generator = SplitMix64(seed: 0)
+        #expect([generator.next(), generator.next(), generator.next()] == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
+        var draws = SplitMix64(seed: 42)
+        let kept = (0..<100_000).filter { _ in draws.nextUnitInterval() < 0.01 }.count
+        #expect((800...1_200).contains(kept), "\(kept) of 100,000 draws under 0.01")
+    }
+
     @Test func otherParametersAreKeptAsSent() {
         #expect(RequestTracing.redacted("from=3&wait=20&q=status%3Dopen") == "from=3&wait=20&q=status%3Dopen")
         #expect(RequestTracing.redacted("my_access_token=x&&a") == "my_access_token=x&&a")

@@ -50,6 +50,24 @@ import Testing
         #expect((fromFlags.tracing.endpoint, fromFlags.tracing.sampler) == ("http://flag:4318", "always_on"))
     }
 
+    /// The share of new traces is drawn before a span is started; swift-otel is given a sampler that keeps what
+    /// passed, and follows a caller's decision when the configured sampler does.
+    @Test func eachSamplerIsADrawOfNewTracesAndAParentRule() throws {
+        func sampling(_ sampler: String, _ argument: String = "") throws -> (Double, Bool, String) {
+            let tracing = try load(environment: ["OTEL_TRACES_SAMPLER": sampler, "OTEL_TRACES_SAMPLER_ARG": argument]).tracing
+            return (tracing.rootRatio, tracing.followsParent, tracing.exporterSampler)
+        }
+        #expect(try sampling("always_on") == (1, false, "always_on"))
+        #expect(try sampling("always_off") == (0, false, "always_off"))
+        #expect(try sampling("traceidratio", "0.01") == (0.01, false, "always_on"))
+        #expect(try sampling("traceidratio") == (1, false, "always_on"))
+        #expect(try sampling("parentbased_always_on") == (1, true, "parentbased_always_on"))
+        #expect(try sampling("parentbased_always_off") == (0, true, "parentbased_always_on"))
+        #expect(try sampling("parentbased_traceidratio", "0.25") == (0.25, true, "parentbased_always_on"))
+        let server = try load(environment: ["OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.5"]).httpServerConfiguration
+        #expect((server.traceRootRatio, server.traceFollowsParent) == (0.5, false))
+    }
+
     @Test func theTracesHeadersWinOverTheSharedOnes() throws {
         let shared = try load(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a"])
         #expect(shared.tracing.exportHeaders == "api-key=a")

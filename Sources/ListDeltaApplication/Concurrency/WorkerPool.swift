@@ -1,3 +1,4 @@
+import ListDeltaEngine
 import Tracing
 import Dispatch
 import Foundation
@@ -113,7 +114,7 @@ public final class WorkerPool: Sendable {
     /// `job`, run in the trace context current where it was handed over (a request's span), so that what it
     /// does is traced under it; `job` itself when there is none.
     private static func inCurrentContext(_ job: @escaping Job) -> Job {
-        guard let context = ServiceContext.current else { return job }
+        guard Spans.isEnabled, let context = ServiceContext.current else { return job }
         return { ServiceContext.$current.withValue(context) { job() } }
     }
 

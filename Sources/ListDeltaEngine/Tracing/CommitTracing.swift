@@ -9,23 +9,23 @@ public enum CommitTracing {
     /// when nothing is traced, and the time now.
     /// - Complexity: O(1).
     public static func current(at milliseconds: Int64 = nowMilliseconds()) -> CommitTrace {
-        CommitTrace(traceParent: traceParent(of: ServiceContext.current), committedAtMilliseconds: milliseconds)
+        CommitTrace(traceParent: Spans.isEnabled ? traceParent(of: ServiceContext.current) : nil, committedAtMilliseconds: milliseconds)
     }
 
-    /// The `traceparent` the bootstrapped instrument writes for `context`, or `nil` (no context, nothing traced).
+    /// The `traceparent` the tracer writes for `context`, or `nil` (no context, nothing traced).
     public static func traceParent(of context: ServiceContext?) -> String? {
-        guard let context else { return nil }
+        guard let context, let tracer = Spans.tracer else { return nil }
         var carrier = TraceHeaders()
-        InstrumentationSystem.instrument.inject(context, into: &carrier, using: TraceHeaders.Access())
+        tracer.inject(context, into: &carrier, using: TraceHeaders.Access())
         return carrier.traceParent
     }
 
     /// The context a `traceparent` stands for (to link to it), or `nil` when the bootstrapped instrument reads
     /// nothing from it.
     public static func context(ofTraceParent traceParent: String?) -> ServiceContext? {
-        guard let traceParent else { return nil }
+        guard let traceParent, let tracer = Spans.tracer else { return nil }
         var context = ServiceContext.topLevel
-        InstrumentationSystem.instrument.extract(
+        tracer.extract(
             TraceHeaders(traceParent: traceParent), into: &context, using: TraceHeaders.Access())
         return context.isEmpty ? nil : context
     }

@@ -4,17 +4,40 @@ public import Tracing
 /// Synchronous spans for work that runs on threads of its own (the worker pools, the event loops): the span is the
 /// current context for the whole of `body`, so what `body` calls (and the jobs it hands to a pool) nests under it.
 ///
-/// Off until ``enable()`` (the composition root calls it when it bootstraps an exporting tracer): then `body` gets
-/// a no-op span and nothing else happens, so an untraced service pays one relaxed load per span.
+/// Off until ``enable(tracer:rootRatio:)`` (the composition root calls it when it bootstraps an exporting tracer):
+/// until then `body` gets a no-op span and nothing else happens, so an untraced service pays one atomic load per
+/// span.
+///
+/// A span with no parent (a source's fetch cycle, a view's update that no write of this instance asked for) is
+/// started for `rootRatio` of them only, decided here, before the tracer is asked: a trace not kept costs nothing.
 public enum Spans {
-    private static let enabled = Atomic<Bool>(false)
+    /// The tracer, read once from the instrumentation system (whose getter takes a lock and casts), and the share
+    /// of root spans kept.
+    private final class Setup: Sendable {
+        let tracer: any Tracer
+        let rootRatio: Double
+
+        init(tracer: any Tracer, rootRatio: Double) {
+            self.tracer = tracer
+            self.rootRatio = rootRatio
+        }
+    }
+
+    private static let setup = Atomic<Unmanaged<Setup>?>(nil)
     private static let noOp: any Span = NoOpTracer.NoOpSpan(context: .topLevel)
 
     /// Whether spans are started at all.
-    public static var isEnabled: Bool { enabled.load(ordering: .relaxed) }
+    public static var isEnabled: Bool { setup.load(ordering: .relaxed) != nil }
 
-    /// Starts spans from now on, through the bootstrapped tracer. Call once, after bootstrapping it.
-    public static func enable() { enabled.store(true, ordering: .relaxed) }
+    /// The tracer spans are started with, once enabled.
+    public static var tracer: (any Tracer)? { setup.load(ordering: .acquiring)?.takeUnretainedValue().tracer }
+
+    /// Starts spans from now on with `tracer` (the bootstrapped one), keeping `rootRatio` (0...1) of root spans.
+    /// Call once, before serving.
+    public static func enable(tracer: any Tracer, rootRatio: Double) {
+        let new = Unmanaged.passRetained(Setup(tracer: tracer, rootRatio: rootRatio))
+        setup.store(new, ordering: .releasing)
+    }
 
     /// Runs `body` in a span named `name`, current while it runs, ended when it returns or throws (a thrown error is
     /// recorded and marks the span failed).
@@ -24,9 +47,10 @@ public enum Spans {
         _ name: String, ofKind kind: SpanKind = .internal, context: ServiceContext? = nil,
         _ body: (any Span) throws(Failure) -> T
     ) throws(Failure) -> T {
-        guard isEnabled else { return try body(noOp) }
-        let parent = context ?? ServiceContext.current ?? .topLevel
-        let span = startSpan(name, context: parent, ofKind: kind)
+        guard let setup = setup.load(ordering: .acquiring)?.takeUnretainedValue() else { return try body(noOp) }
+        let parent = context ?? ServiceContext.current
+        if parent == nil, setup.rootRatio < 1, Double.random(in: 0..<1) >= setup.rootRatio { return try body(noOp) }
+        let span = setup.tracer.startSpan(name, context: parent ?? .topLevel, ofKind: kind)
         defer { span.end() }
         let result: Result<T, Failure> = ServiceContext.$current.withValue(span.context) {
             do throws(Failure) {
@@ -47,7 +71,7 @@ public enum Spans {
 
     /// The span current on this thread or task, when one is recording (to add an attribute to it).
     public static var current: (any Span)? {
-        guard isEnabled, let context = ServiceContext.current, let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context),
+        guard let tracer, let context = ServiceContext.current, let span = tracer.activeSpan(identifiedBy: context),
             span.isRecording
         else { return nil }
         return span

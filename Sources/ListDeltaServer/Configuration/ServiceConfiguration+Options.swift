@@ -69,6 +69,8 @@ extension ServiceConfiguration {
         http.corsAllowedHeaders = ["Authorization", "Content-Type", "Content-Encoding", "If-Match", "If-None-Match", "Last-Event-ID", "Idempotency-Key", "traceparent", "tracestate"]
         http.tracesRequests = tracing.isExporting
         http.untracedPaths = ["/healthz", "/metrics"]
+        http.traceRootRatio = tracing.rootRatio
+        http.traceFollowsParent = tracing.followsParent
         http.gzipMinimumSize = RenderedBody.compressionThreshold
         http.responseHeadWriting = ResponseHeadWriting(rawValue: responseHead) ?? .plain
         http.drainSeconds = drainSeconds

@@ -28,7 +28,8 @@ public final class TraceExport: Sendable {
         ExportDiagnostics.registerCounters()
         guard settings.isExporting else { return nil }
         // swift-otel reads the process environment over any configuration it is given: it gets the settings as
-        // resolved (file, variables, flags), so that a flag wins over a variable there too.
+        // resolved (file, variables, flags), so that a flag wins over a variable there too; and the sampler that
+        // keeps what the draw of `rootRatio` let through (see `TracingSettings.exporterSampler`).
         export(settings)
         var configuration = OTel.Configuration.default
         configuration.traces.enabled = true
@@ -40,7 +41,7 @@ public final class TraceExport: Sendable {
         do {
             let backend = try OTel.makeTracingBackend(configuration: configuration)
             InstrumentationSystem.bootstrap(backend.factory)
-            Spans.enable()
+            Spans.enable(tracer: InstrumentationSystem.tracer, rootRatio: settings.rootRatio)
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: backend.service)], logger: logger))
             logger.info("exporting spans", metadata: ["endpoint": "\(settings.tracesURL)", "sampler": "\(settings.sampler)"])
             return TraceExport(group: group)
@@ -68,7 +69,7 @@ public final class TraceExport: Sendable {
         set("OTEL_EXPORTER_OTLP_TRACES_HEADERS", settings.exportHeaders)
         set("OTEL_SERVICE_NAME", settings.serviceName)
         set("OTEL_RESOURCE_ATTRIBUTES", settings.resourceAttributes)
-        set("OTEL_TRACES_SAMPLER", settings.sampler)
-        set("OTEL_TRACES_SAMPLER_ARG", settings.samplerArgument)
+        set("OTEL_TRACES_SAMPLER", settings.exporterSampler)
+        set("OTEL_TRACES_SAMPLER_ARG", "")
     }
 }

@@ -34,6 +34,27 @@ public struct TracingSettings: Sendable, Equatable {
     /// Whether spans are recorded and exported.
     public var isExporting: Bool { !disabled && !tracesURL.isEmpty }
 
+    /// The share (0...1) of traces started here (a request without a `traceparent`, or any request for a sampler
+    /// that is not parent-based; a source's fetch cycle) that are kept: decided before a span is started, so the
+    /// others cost nothing (``TraceExport`` gives swift-otel a sampler that keeps what reaches it).
+    public var rootRatio: Double {
+        switch sampler {
+        case "always_off", "parentbased_always_off": 0
+        case "traceidratio", "parentbased_traceidratio": Double(samplerArgument).map { min(max($0, 0), 1) } ?? 1
+        default: 1
+        }
+    }
+
+    /// Whether a request's `traceparent` decides (the `parentbased_` samplers).
+    public var followsParent: Bool { sampler.hasPrefix("parentbased_") }
+
+    /// The sampler swift-otel runs behind the draw of ``rootRatio``: it keeps every span that reaches it, but a
+    /// child of a remote parent that was not sampled when the sampler is parent-based.
+    var exporterSampler: String {
+        if followsParent { return "parentbased_always_on" }
+        return rootRatio > 0 ? "always_on" : "always_off"
+    }
+
     /// The headers sent with each export: ``tracesHeaders`` when set, else ``headers``.
     public var exportHeaders: String { tracesHeaders.isEmpty ? headers : tracesHeaders }
 

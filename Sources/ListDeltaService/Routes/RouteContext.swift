@@ -39,21 +39,18 @@ struct RouteContext: Sendable {
     }
 
     /// Admits `job`, which answers `responder` itself, on `pool` (the read pool by default); answers 503 when the
-    /// pool's queue is full. A traced request's job runs in a `listdelta.work` span that says how long it waited
-    /// in the pool's queue.
+    /// pool's queue is full. A traced request's span says which pool ran it and how long it waited in its queue.
     func admit(_ responder: any HTTPResponding, on pool: WorkerPool? = nil, _ job: @escaping @Sendable () -> Void) {
         let pool = pool ?? app.pools.read
         var work = job
-        if ServiceContext.current != nil {
+        if Spans.isEnabled, ServiceContext.current != nil {
             let queued = ContinuousClock.now
             work = {
-                Spans.with("listdelta.work") { span in
-                    if span.isRecording {
-                        span.attributes["listdelta.pool"] = pool.name
-                        span.attributes["listdelta.queue.wait_ms"] = Spans.milliseconds(since: queued)
-                    }
-                    job()
+                if let span = Spans.current {
+                    span.attributes["listdelta.pool"] = pool.name
+                    span.attributes["listdelta.queue.wait_ms"] = Spans.milliseconds(since: queued)
                 }
+                job()
             }
         }
         if !pool.submit(work) { responder.respond(busy(pool)) }
