@@ -27,9 +27,9 @@ extension EventLoop {
             isHead: method == .HEAD, acceptsGzip: AcceptEncoding.allowsGzip(known.acceptEncoding),
             origin: known.origin, startNanos: start)
         _ = context.claim()
-        if let tracer = self.context.tracer, tracesRequest(rawPathText, headers) {
+        if self.context.tracesRequests, let tracer = self.context.tracer, tracesRequest(rawPathText, headers) {
             let queryStart = shape.hasQuery ? uri.index(after: pathEnd) : nil
-            context.span = RequestTracing.start(
+            context.traced = RequestTracing.start(
                 tracer, method: methodName, path: rawPathText, query: queryStart.map { uri[$0...] }, headers: headers,
                 client: connection.remoteAddress)
         }
@@ -110,9 +110,9 @@ extension EventLoop {
             context.routeIndex = index
             request.pathParameters = parameters
             context.state.store(RequestContext.State.open.rawValue, ordering: .releasing)
-            if let span = context.span {
-                RequestTracing.routed(span, method: methodName, route: pattern)
-                ServiceContext.$current.withValue(span.context) { handler(request, HTTPResponder(context: context)) }
+            if let traced = context.traced {
+                RequestTracing.routed(traced.span, method: methodName, route: pattern)
+                ServiceContext.$current.withValue(traced.span.context) { handler(request, HTTPResponder(context: context)) }
             } else {
                 handler(request, HTTPResponder(context: context))
             }
@@ -121,7 +121,7 @@ extension EventLoop {
                 context.watchForDisconnect()
             }
         case .methodNotAllowed(let pattern, let allow, let index):
-            if let span = context.span { RequestTracing.routed(span, method: methodName, route: pattern) }
+            if let traced = context.traced { RequestTracing.routed(traced.span, method: methodName, route: pattern) }
             context.route = pattern
             context.routeIndex = index
             context.send(Router.methodNotAllowed(methodName, allow: allow))

@@ -27,7 +27,8 @@ final class RequestContext: @unchecked Sendable {
     /// Whether the answer ends the connection (`Connection: close`).
     var closesConnection = false
     /// The request's server span, when requests are traced (``HTTPServerConfiguration/tracesRequests``).
-    var span: (any Span)?
+    /// (A class reference: an untraced request's `nil` costs its context nothing to copy or destroy.)
+    var traced: RequestTracing.Traced?
     let state = Atomic<UInt8>(State.open.rawValue)
     let closeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -340,15 +341,15 @@ final class RequestContext: @unchecked Sendable {
         loop.metrics.record(routeIndex: routeIndex, route: route, method: method, status: status, nanoseconds: elapsed)
         if loop.logsRequests {
             // Logged in the request's span, so that a log line that carries trace ids carries this request's.
-            ServiceContext.$current.withValue(span?.context) {
+            ServiceContext.$current.withValue(traced?.span.context) {
                 loop.context.logger.info(
                     "\(method) \(path) \(status) \(bytesSent)B \(elapsed / 1000)us",
                     metadata: ["route": "\(route)"])
             }
         }
-        if let span {
-            self.span = nil
-            RequestTracing.end(span, status: status, bytesSent: bytesSent)
+        if let traced {
+            self.traced = nil
+            RequestTracing.end(traced.span, status: status, bytesSent: bytesSent)
         }
     }
 
@@ -365,9 +366,9 @@ final class RequestContext: @unchecked Sendable {
         connection = nil
         status = 499
         unregister()
-        if let span {
-            self.span = nil
-            RequestTracing.end(span, status: status, bytesSent: bytesSent)
+        if let traced {
+            self.traced = nil
+            RequestTracing.end(traced.span, status: status, bytesSent: bytesSent)
         }
         let elapsed = Clock.nanoseconds() &- startNanos
         if loop.logsRequests {

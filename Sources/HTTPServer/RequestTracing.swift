@@ -9,22 +9,29 @@ enum RequestTracing {
     /// The longest string attribute kept (longer ones are cut).
     static let maximumAttributeLength = 256
 
+    /// A traced request's span.
+    final class Traced {
+        let span: any Span
+
+        init(_ span: any Span) { self.span = span }
+    }
+
     /// Starts the span of a request that has just been read (named by its method until it is routed).
     static func start(
         _ tracer: any Tracer, method: String, path: String, query: Substring?, headers: HTTPHeaders, client: String?
-    ) -> any Span {
+    ) -> Traced {
         var parent = ServiceContext.topLevel
         let carrier = Carrier(traceParent: headers["traceparent"], traceState: headers["tracestate"])
         if carrier.traceParent != nil { tracer.extract(carrier, into: &parent, using: Carrier.Access()) }
         let span = tracer.startSpan(method, context: parent, ofKind: .server)
-        guard span.isRecording else { return span }
+        guard span.isRecording else { return Traced(span) }
         span.attributes["http.request.method"] = method
         span.attributes["url.scheme"] = "http"
         span.attributes["url.path"] = bounded(path)
         if let query, !query.isEmpty { span.attributes["url.query"] = bounded(redacted(query)) }
         if let client { span.attributes["client.address"] = client }
         if let agent = headers["User-Agent"] { span.attributes["user_agent.original"] = bounded(agent) }
-        return span
+        return Traced(span)
     }
 
     /// Names the span after its route (`PUT /v1/lists/{id}`), as the conventions ask of a server span.

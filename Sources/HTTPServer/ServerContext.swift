@@ -29,6 +29,8 @@ final class ServerContext: Sendable {
     /// The tracer requests' spans are started with (the bootstrapped one, read once), or `nil` when requests are
     /// not traced.
     let tracer: (any Tracer)?
+    /// ``HTTPServerConfiguration/tracesRequests``, checked first on every request (a plain load).
+    let tracesRequests: Bool
 
     init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
@@ -38,6 +40,7 @@ final class ServerContext: Sendable {
         self.clients = ClientConnections(limit: configuration.connectionsPerClientInForce)
         self.headWriting = LibeventCompatibility.headWriting(requested: configuration.responseHeadWriting)
         self.tracer = configuration.tracesRequests ? InstrumentationSystem.tracer : nil
+        self.tracesRequests = configuration.tracesRequests
     }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
