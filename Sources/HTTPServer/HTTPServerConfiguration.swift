@@ -100,7 +100,6 @@ public struct HTTPServerConfiguration: Sendable {
     /// past evhttp (408, 429) carry them too. The default is none.
     public var defaultResponseHeaders: [(name: String, value: String)] = []
 
-    /// Creates the default configuration.
     /// Whether every request gets a server span from the bootstrapped tracer (OpenTelemetry's HTTP conventions),
     /// continuing the trace of its `traceparent`, current while its handler runs. Off, nothing is read or started.
     public var tracesRequests = false
@@ -114,6 +113,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Whether a request that carries a `traceparent` follows its caller's decision.
     public var traceFollowsParent = true
 
+    /// Creates the default configuration.
     public init() {}
 
     func validate() throws(HTTPServerError) {

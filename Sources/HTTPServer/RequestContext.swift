@@ -347,10 +347,14 @@ final class RequestContext: @unchecked Sendable {
                     metadata: ["route": "\(route)"])
             }
         }
-        if let traced {
-            self.traced = nil
-            RequestTracing.end(traced.span, status: status, bytesSent: bytesSent)
-        }
+        endSpan()
+    }
+
+    /// Ends the request's span, if it has one, with the status it ended with; once.
+    private func endSpan() {
+        guard let traced else { return }
+        self.traced = nil
+        RequestTracing.end(traced.span, status: status, bytesSent: bytesSent)
     }
 
     /// The close callback saw the connection go while this request was pending or streaming.
@@ -366,10 +370,7 @@ final class RequestContext: @unchecked Sendable {
         connection = nil
         status = 499
         unregister()
-        if let traced {
-            self.traced = nil
-            RequestTracing.end(traced.span, status: status, bytesSent: bytesSent)
-        }
+        endSpan()
         let elapsed = Clock.nanoseconds() &- startNanos
         if loop.logsRequests {
             loop.context.logger.info("\(method) \(path) client closed after \(elapsed / 1000)us", metadata: ["route": "\(route)"])

@@ -7,59 +7,42 @@ import Testing
 /// docs/configuration.md: where settings come from, in order, and the rules each source is read by (the table of
 /// "Why not swift-configuration" is the list of what these pin down).
 @Suite struct PrecedenceTests {
-    private func load(
-        file: String? = nil, environment: [String: String] = [:], flags: FlagSettings = FlagSettings()
-    ) throws(ConfigurationError) -> ServiceConfiguration {
-        try ServiceConfiguration.load(file: file == nil ? nil : "test.json", environment: environment, flags: flags) { _ in
-            file.map { Array($0.utf8) }
-        }
-    }
-
-    private func refusal(file: String? = nil, environment: [String: String] = [:], flags: FlagSettings = FlagSettings()) -> String? {
-        do {
-            _ = try load(file: file, environment: environment, flags: flags)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func flagsOverTheEnvironmentOverTheFileOverTheDefaults() throws {
-        #expect(try load().port == 8080)
-        #expect(try load(file: #"{"port": 9000}"#).port == 9000)
-        #expect(try load(file: #"{"port": 9000}"#, environment: ["LISTDELTA_PORT": "9001"]).port == 9001)
+        #expect(try loadConfiguration().port == 8080)
+        #expect(try loadConfiguration(file: #"{"port": 9000}"#).port == 9000)
+        #expect(try loadConfiguration(file: #"{"port": 9000}"#, environment: ["LISTDELTA_PORT": "9001"]).port == 9001)
         var flags = FlagSettings()
         flags.port = 9002
-        #expect(try load(file: #"{"port": 9000}"#, environment: ["LISTDELTA_PORT": "9001"], flags: flags).port == 9002)
+        #expect(try loadConfiguration(file: #"{"port": 9000}"#, environment: ["LISTDELTA_PORT": "9001"], flags: flags).port == 9002)
         // Each source sets only what it names.
-        let mixed = try load(file: #"{"port": 9000, "retention": 5}"#, environment: ["LISTDELTA_RETENTION": "6"], flags: flags)
+        let mixed = try loadConfiguration(file: #"{"port": 9000, "retention": 5}"#, environment: ["LISTDELTA_RETENTION": "6"], flags: flags)
         #expect((mixed.port, mixed.retention, mixed.cursorSeconds) == (9002, 6, 20))
     }
 
     @Test func aBadValueIsRefusedEvenWhereALaterSourceSetsTheSettingAgain() {
         var flags = FlagSettings()
         flags.port = 9002
-        #expect(refusal(environment: ["LISTDELTA_PORT": "eighty"], flags: flags) == "LISTDELTA_PORT: port must be an integer")
-        #expect(refusal(file: #"{"port": "x"}"#, environment: ["LISTDELTA_PORT": "9001"]) == "test.json: port must be an integer")
+        #expect(configurationRefusal(environment: ["LISTDELTA_PORT": "eighty"], flags: flags) == "LISTDELTA_PORT: port must be an integer")
+        #expect(configurationRefusal(file: #"{"port": "x"}"#, environment: ["LISTDELTA_PORT": "9001"]) == "test.json: port must be an integer")
     }
 
     @Test func listsFromTheEnvironmentLeaveOutEmptyItems() throws {
-        #expect(try load(environment: ["LISTDELTA_CORS_ORIGINS": ""]).corsOrigins == [])
-        #expect(try load(environment: ["LISTDELTA_WRITE_TOKENS": "a,,b"]).writeTokens == ["a", "b"])
+        #expect(try loadConfiguration(environment: ["LISTDELTA_CORS_ORIGINS": ""]).corsOrigins == [])
+        #expect(try loadConfiguration(environment: ["LISTDELTA_WRITE_TOKENS": "a,,b"]).writeTokens == ["a", "b"])
     }
 
     @Test func valuesAreReadAsWrittenNeverCoerced() {
-        #expect(refusal(environment: ["LISTDELTA_DURABLE_SYNC": "yes"]) != nil)
-        #expect(refusal(environment: ["LISTDELTA_DURABLE_SYNC": "1"]) != nil)
-        #expect(refusal(environment: ["LISTDELTA_PORT": "+5"]) != nil)
-        #expect(refusal(file: #"{"port": true}"#) == "test.json: port must be an integer")
-        #expect(refusal(file: #"{"durableSync": 1}"#) == "test.json: durableSync must be true or false")
-        #expect(refusal(file: #"{"retention": null}"#) == "test.json: retention must be an integer")
+        #expect(configurationRefusal(environment: ["LISTDELTA_DURABLE_SYNC": "yes"]) != nil)
+        #expect(configurationRefusal(environment: ["LISTDELTA_DURABLE_SYNC": "1"]) != nil)
+        #expect(configurationRefusal(environment: ["LISTDELTA_PORT": "+5"]) != nil)
+        #expect(configurationRefusal(file: #"{"port": true}"#) == "test.json: port must be an integer")
+        #expect(configurationRefusal(file: #"{"durableSync": 1}"#) == "test.json: durableSync must be true or false")
+        #expect(configurationRefusal(file: #"{"retention": null}"#) == "test.json: retention must be an integer")
     }
 
     @Test func theFileRefusesUnknownKeysAndSkipsComments() throws {
-        #expect(refusal(file: #"{"retension": 5000}"#) == #"test.json: unknown setting "retension""#)
-        #expect(try load(file: #"{"_comment": ["see", 1], "_note": {"a": null}, "port": 9000}"#).port == 9000)
+        #expect(configurationRefusal(file: #"{"retension": 5000}"#) == #"test.json: unknown setting "retension""#)
+        #expect(try loadConfiguration(file: #"{"_comment": ["see", 1], "_note": {"a": null}, "port": 9000}"#).port == 9000)
     }
 
     @Test func aFileNamedButMissingIsRefusedAndTheDefaultFileIsOptional() {
@@ -70,15 +53,15 @@ import Testing
     }
 
     @Test func optionalIntegersTakeNullAsTheirDefault() throws {
-        let configuration = try load(file: #"{"maxConnectionsPerClient": null, "maxDocumentBytes": 65536}"#)
+        let configuration = try loadConfiguration(file: #"{"maxConnectionsPerClient": null, "maxDocumentBytes": 65536}"#)
         #expect(configuration.maxConnectionsPerClient == nil)
         #expect(configuration.maxDocumentBytes == 65_536)
         #expect(configuration.httpServerConfiguration.connectionsPerClientInForce == 1_250)
-        #expect(try load(environment: ["LISTDELTA_MAX_CONNECTIONS_PER_CLIENT": "0"]).maxConnectionsPerClient == 0)
+        #expect(try loadConfiguration(environment: ["LISTDELTA_MAX_CONNECTIONS_PER_CLIENT": "0"]).maxConnectionsPerClient == 0)
     }
 
     @Test func eachLayerIsHandedItsOwnOptions() throws {
-        let configuration = try load(file: #"{"maxViews": 7, "cursorSeconds": 30, "writeThreads": 3, "sourceFetches": 2}"#)
+        let configuration = try loadConfiguration(file: #"{"maxViews": 7, "cursorSeconds": 30, "writeThreads": 3, "sourceFetches": 2}"#)
         #expect(configuration.applicationOptions.maximumViews == 7)
         #expect(configuration.applicationOptions.writeThreads == 3)
         #expect(configuration.applicationOptions.sources.concurrentFetches == 2)

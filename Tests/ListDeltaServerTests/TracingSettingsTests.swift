@@ -7,28 +7,20 @@ import Testing
 /// docs/configuration.md and docs/operations.md: where spans go, when they are exported at all, how the standard
 /// `OTEL_*` variables, the file and the flags combine, and the JSON log line.
 @Suite struct TracingSettingsTests {
-    private func load(
-        file: String? = nil, environment: [String: String] = [:], flags: FlagSettings = FlagSettings()
-    ) throws(ConfigurationError) -> ServiceConfiguration {
-        try ServiceConfiguration.load(file: file == nil ? nil : "test.json", environment: environment, flags: flags) { _ in
-            file.map { Array($0.utf8) }
-        }
-    }
-
     @Test func exportIsOffUnlessAnEndpointIsSetAndTheSDKIsNotDisabled() throws {
-        #expect(try load().tracing.isExporting == false)
-        let on = try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"])
+        #expect(try loadConfiguration().tracing.isExporting == false)
+        let on = try loadConfiguration(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"])
         #expect(on.tracing.isExporting)
         #expect(on.httpServerConfiguration.tracesRequests)
-        let disabled = try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_SDK_DISABLED": "TRUE"])
+        let disabled = try loadConfiguration(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_SDK_DISABLED": "TRUE"])
         #expect(disabled.tracing.isExporting == false)
         #expect(disabled.httpServerConfiguration.tracesRequests == false)
     }
 
     @Test func theBaseEndpointGetsV1TracesAndTheTracesEndpointIsUsedAsItIs() throws {
-        #expect(try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"]).tracing.tracesURL == "http://c:4318/v1/traces")
-        #expect(try load(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/base/"]).tracing.tracesURL == "http://c:4318/base/v1/traces")
-        let both = try load(environment: [
+        #expect(try loadConfiguration(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"]).tracing.tracesURL == "http://c:4318/v1/traces")
+        #expect(try loadConfiguration(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/base/"]).tracing.tracesURL == "http://c:4318/base/v1/traces")
+        let both = try loadConfiguration(environment: [
             "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://t.example/ingest",
         ])
         #expect(both.tracing.tracesURL == "https://t.example/ingest")
@@ -36,9 +28,9 @@ import Testing
 
     @Test func flagsOverOTELVariablesOverTheFile() throws {
         let file = #"{"otelExporterOtlpEndpoint": "http://file:4318", "otelTracesSampler": "always_off", "otelServiceName": "from-file"}"#
-        #expect(try load(file: file).tracing.sampler == "always_off")
+        #expect(try loadConfiguration(file: file).tracing.sampler == "always_off")
         let environment = ["OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.25", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://env:4318"]
-        let fromEnvironment = try load(file: file, environment: environment)
+        let fromEnvironment = try loadConfiguration(file: file, environment: environment)
         #expect(fromEnvironment.tracing.sampler == "traceidratio")
         #expect(fromEnvironment.tracing.samplerArgument == "0.25")
         #expect(fromEnvironment.tracing.endpoint == "http://env:4318")
@@ -46,7 +38,7 @@ import Testing
         var flags = FlagSettings()
         flags.otlpEndpoint = "http://flag:4318"
         flags.tracesSampler = "always_on"
-        let fromFlags = try load(file: file, environment: environment, flags: flags)
+        let fromFlags = try loadConfiguration(file: file, environment: environment, flags: flags)
         #expect((fromFlags.tracing.endpoint, fromFlags.tracing.sampler) == ("http://flag:4318", "always_on"))
     }
 
@@ -54,7 +46,7 @@ import Testing
     /// passed, and follows a caller's decision when the configured sampler does.
     @Test func eachSamplerIsADrawOfNewTracesAndAParentRule() throws {
         func sampling(_ sampler: String, _ argument: String = "") throws -> (Double, Bool, String) {
-            let tracing = try load(environment: ["OTEL_TRACES_SAMPLER": sampler, "OTEL_TRACES_SAMPLER_ARG": argument]).tracing
+            let tracing = try loadConfiguration(environment: ["OTEL_TRACES_SAMPLER": sampler, "OTEL_TRACES_SAMPLER_ARG": argument]).tracing
             return (tracing.rootRatio, tracing.followsParent, tracing.exporterSampler)
         }
         #expect(try sampling("always_on") == (1, false, "always_on"))
@@ -64,31 +56,23 @@ import Testing
         #expect(try sampling("parentbased_always_on") == (1, true, "parentbased_always_on"))
         #expect(try sampling("parentbased_always_off") == (0, true, "parentbased_always_on"))
         #expect(try sampling("parentbased_traceidratio", "0.25") == (0.25, true, "parentbased_always_on"))
-        let server = try load(environment: ["OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.5"]).httpServerConfiguration
+        let server = try loadConfiguration(environment: ["OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.5"]).httpServerConfiguration
         #expect((server.traceRootRatio, server.traceFollowsParent) == (0.5, false))
     }
 
     @Test func theTracesHeadersWinOverTheSharedOnes() throws {
-        let shared = try load(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a"])
+        let shared = try loadConfiguration(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a"])
         #expect(shared.tracing.exportHeaders == "api-key=a")
-        let both = try load(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=b"])
+        let both = try loadConfiguration(environment: ["OTEL_EXPORTER_OTLP_HEADERS": "api-key=a", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=b"])
         #expect(both.tracing.exportHeaders == "api-key=b")
     }
 
     @Test func badSettingsAreRefusedAtStart() {
-        func refusal(_ environment: [String: String]) -> String? {
-            do {
-                _ = try load(environment: environment)
-                return nil
-            } catch {
-                return error.message
-            }
-        }
-        #expect(refusal(["OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"]) == "the OTLP endpoint must be an http or https URL")
-        #expect(refusal(["OTEL_TRACES_SAMPLER": "sometimes"])?.hasPrefix("OTEL_TRACES_SAMPLER must be one of") == true)
-        #expect(refusal(["OTEL_TRACES_SAMPLER_ARG": "1.5"]) == "OTEL_TRACES_SAMPLER_ARG must be a ratio in 0...1")
-        #expect(refusal(["OTEL_SERVICE_NAME": ""]) == "OTEL_SERVICE_NAME must not be empty")
-        #expect(refusal(["LISTDELTA_LOG_FORMAT": "xml"]) == "logFormat must be text or json")
+        #expect(configurationRefusal(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"]) == "the OTLP endpoint must be an http or https URL")
+        #expect(configurationRefusal(environment: ["OTEL_TRACES_SAMPLER": "sometimes"])?.hasPrefix("OTEL_TRACES_SAMPLER must be one of") == true)
+        #expect(configurationRefusal(environment: ["OTEL_TRACES_SAMPLER_ARG": "1.5"]) == "OTEL_TRACES_SAMPLER_ARG must be a ratio in 0...1")
+        #expect(configurationRefusal(environment: ["OTEL_SERVICE_NAME": ""]) == "OTEL_SERVICE_NAME must not be empty")
+        #expect(configurationRefusal(environment: ["LISTDELTA_LOG_FORMAT": "xml"]) == "logFormat must be text or json")
     }
 
     @Test func aJSONLogLineIsOneObjectWithTheFixedMembersFirstAndTheMetadataAsStrings() throws {

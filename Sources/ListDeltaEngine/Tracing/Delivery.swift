@@ -28,21 +28,19 @@ extension ChangeHub {
         /// Tells `watch`, traced when it registered in a traced context.
         /// - Complexity: O(1) besides what the watcher does.
         func deliver(to watch: ChangeHub.Watch) {
-            if let trace {
-                let lag = max(0, CommitTracing.nowMilliseconds() - trace.committedAtMilliseconds)
-                (trace.isFromAnotherInstance ? Self.remoteLag : Self.localLag).recordMilliseconds(lag)
-            }
+            let lag = trace.map { max(0, CommitTracing.nowMilliseconds() - $0.committedAtMilliseconds) }
+            if let trace, let lag { (trace.isFromAnotherInstance ? Self.remoteLag : Self.localLag).recordMilliseconds(lag) }
             guard let context = watch.context else {
                 watch.watcher(list, event)
                 return
             }
             Spans.with("listdelta.deliver", context: context) { span in
-                if span.isRecording { describe(span) }
+                if span.isRecording { describe(span, lag: lag) }
                 watch.watcher(list, event)
             }
         }
 
-        private func describe(_ span: any Span) {
+        private func describe(_ span: any Span, lag: Int64?) {
             span.attributes["listdelta.list.id"] = list
             switch event {
             case .revision(let outcome, _): span.attributes["listdelta.revision"] = outcome.document.revision
@@ -50,9 +48,9 @@ extension ChangeHub {
             case .deleted: span.attributes["listdelta.event"] = "deleted"
             case .shutdown: span.attributes["listdelta.event"] = "shutdown"
             }
-            guard let trace else { return }
+            guard let trace, let lag else { return }
             span.attributes["listdelta.delivery"] = trace.isFromAnotherInstance ? "cross-instance" : "local"
-            span.attributes["listdelta.delivery.lag_ms"] = max(0, CommitTracing.nowMilliseconds() - trace.committedAtMilliseconds)
+            span.attributes["listdelta.delivery.lag_ms"] = lag
             if let writer { span.addLink(SpanLink(context: writer, attributes: [:])) }
         }
     }

@@ -44,13 +44,13 @@ public enum Spans {
     ///
     /// With no tracer bootstrapped this costs a no-op span and one task-local binding.
     public static func with<T, Failure: Error>(
-        _ name: String, ofKind kind: SpanKind = .internal, context: ServiceContext? = nil,
+        _ name: @autoclosure () -> String, ofKind kind: SpanKind = .internal, context: ServiceContext? = nil,
         _ body: (any Span) throws(Failure) -> T
     ) throws(Failure) -> T {
         guard let setup = setup.load(ordering: .acquiring)?.takeUnretainedValue() else { return try body(noOp) }
         let parent = context ?? ServiceContext.current
         if parent == nil, setup.rootRatio < 1, Double.random(in: 0..<1) >= setup.rootRatio { return try body(noOp) }
-        let span = setup.tracer.startSpan(name, context: parent ?? .topLevel, ofKind: kind)
+        let span = setup.tracer.startSpan(name(), context: parent ?? .topLevel, ofKind: kind)
         defer { span.end() }
         let result: Result<T, Failure> = ServiceContext.$current.withValue(span.context) {
             do throws(Failure) {
