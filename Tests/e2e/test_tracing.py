@@ -356,3 +356,19 @@ def test_json_log_lines_carry_the_trace_and_span_of_their_request(make_server, r
     assert len(logged) == 1, lines
     assert logged[0]["trace_id"] == context.trace_id, logged
     assert logged[0]["span_id"] == server["span_id"], (logged, server)
+
+
+def test_a_huge_or_malformed_trace_context_starts_a_new_trace_and_is_never_recorded(make_server, receiver):
+    """traceparent and tracestate are what a client sends: a malformed or oversized pair (within the server's header
+    limit) is answered as fast as any request, starts a trace of its own, and none of it reaches an attribute."""
+    s = traced(make_server, receiver)
+    junk = "z" * 6000
+    hostile = {"traceparent": "00-" + junk, "tracestate": ",".join(f"k{i}={junk[:200]}" for i in range(30))}
+    lid = uid()
+    started = time.monotonic()
+    r = s.put(lid, doc(1), headers=hostile)
+    assert r.status_code == 201, r.text
+    assert time.monotonic() - started < 5
+    server = receiver.wait_for(lambda x: x["name"] == "PUT /v1/lists/{id}" and x["attributes"].get("url.path") == f"/v1/lists/{lid}")[0]
+    assert server["parent_span_id"] in ("", None), server  # a new trace, not the junk's
+    assert junk[:50] not in json.dumps([x for x in receiver.spans()]), "the junk context was recorded"
